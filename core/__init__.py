@@ -1,0 +1,97 @@
+"""core: a NumPy tensor package with PyTorch's names and semantics (`import core as torch`)."""
+from __future__ import annotations
+
+import builtins as _builtins
+
+from . import dtypes as _dtypes
+from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
+                     int32, int64, promote_types, set_default_dtype, uint8)
+from .tensor import Size, Tensor, device
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                                 no_grad, set_grad_enabled)
+from . import autograd
+from . import ops as _ops
+from . import creation as _creation
+from .creation import Generator, default_generator
+from . import return_types
+from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from .ops.registry import FUNCTIONS as _FUNCTIONS, OPS as _OPS
+
+__version__ = "2.13.0+core"
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+
+globals().update(_FUNCTIONS)
+
+
+def result_type(tensor1, tensor2):
+    """torch.result_type of two tensors/numbers."""
+    return _dtypes.result_type(tensor1, tensor2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def numel(input):
+    return input.numel()
+
+
+def broadcast_shapes(*shapes):
+    import numpy as _np
+    try:
+        return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, _builtins.int) else (s,) for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
+                           f"{list(shapes[0])} and {list(shapes[1])}.") from None
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def set_num_threads(n):
+    pass
+
+
+def get_num_threads():
+    return 1
+
+
+def is_grad_enabled_():  # pragma: no cover - alias kept private
+    return is_grad_enabled()
+
+
+def __getattr__(name):
+    if name in ("nn", "memory", "utils"):
+        import importlib
+        mod = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = mod
+        return mod
+    raise AttributeError(f"module 'core' has no attribute '{name}'")
+
+
+__all__ = sorted(set(_FUNCTIONS) | {
+    "Tensor", "Size", "dtype", "device", "bool", "float16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "uint8", "float", "double", "half", "long", "int", "short", "get_default_dtype",
+    "set_default_dtype", "promote_types", "can_cast", "result_type", "is_tensor", "is_floating_point",
+    "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "autograd", "nn",
+    "set_printoptions", "get_printoptions", "Generator", "return_types", "set_num_threads", "get_num_threads",
+})

@@ -1,0 +1,208 @@
+"""The backward engine: dependency counting, a ready queue ordered like PyTorch's CPU
+engine (most recently created node first), hooks, retain_graph, create_graph and the
+input capture that `autograd.grad` needs."""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from .function import AccumulateGrad
+from .grad_mode import STATE
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
+    Tensor = _tensor_cls()
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                       f"but got {out.dtype}")
+                g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
+            if g._data.shape != out._data.shape:
+                from ..tensor import Size
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
+                                   f"and output[{i}] has a shape of {Size(out._data.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """Run the graph backward from `outputs`. With accumulate=True, leaves (or only
+    `inputs`, when given) get `.grad`; with accumulate=False, return the gradients of
+    `inputs` (autograd.grad)."""
+    Tensor = _tensor_cls()
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    grads = _make_root_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+
+    # capture points: (node, output_nr) -> index into inputs
+    capture = {}
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node = t.grad_fn if t.grad_fn is not None else t._get_accumulator()
+            nr = t._output_nr if t.grad_fn is not None else 0
+            capture.setdefault((node, nr), []).append(k)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    roots = []
+    buffers = {}
+    for out, g in zip(outputs, grads):
+        node = out.grad_fn if out.grad_fn is not None else out._get_accumulator()
+        nr = out._output_nr if out.grad_fn is not None else 0
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._output_meta)
+            roots.append(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    # dependency counts over the reachable graph
+    deps = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        for fn, _ in n.next_functions:
+            if fn is None:
+                continue
+            deps[fn] = deps.get(fn, 0) + 1
+            if fn not in seen:
+                seen.add(fn)
+                stack.append(fn)
+
+    needed = None
+    if inputs is not None:
+        needed = _needed_nodes(roots, {n for n, _ in capture})
+
+    ready = []
+    for r in roots:
+        if deps.get(r, 0) == 0:
+            heapq.heappush(ready, (-r._seq, id(r), r))
+
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = bool(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            gs = buffers.pop(node)
+            gs = _call_pre_hooks(node, gs)
+            if capture:
+                for nr, g in enumerate(gs):
+                    for k in capture.get((node, nr), ()):
+                        captured[k] = g
+            if type(node) is AccumulateGrad:
+                if accumulate and (inputs is None or (node, 0) in capture):
+                    node._accumulate(gs[0], create_graph)
+                continue
+            if needed is not None and node not in needed:
+                continue
+            if all(g is None for g in gs):
+                out_grads = [None] * len(node.next_functions)
+            else:
+                out_grads = node._run_backward(gs)
+            if node._post_hooks:
+                for hook in list(node._post_hooks.values()):
+                    r = hook(tuple(out_grads), tuple(gs))
+                    if r is not None:
+                        out_grads = list(r)
+            if not retain_graph:
+                node._release()
+            for (fn, nr), g in zip(node.next_functions, out_grads):
+                if fn is None:
+                    continue
+                buf = buffers.get(fn)
+                if buf is None:
+                    buf = buffers[fn] = [None] * len(fn._output_meta)
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                d = deps[fn] - 1
+                deps[fn] = d
+                if d == 0:
+                    heapq.heappush(ready, (-fn._seq, id(fn), fn))
+    finally:
+        STATE.grad_enabled = prev_mode
+
+    if inputs is not None and not accumulate:
+        for k, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+        if not create_graph:
+            captured = [None if g is None else (g.detach() if g._requires_grad else g) for g in captured]
+        return tuple(captured)
+    return None
+
+
+def _needed_nodes(roots, targets):
+    """Nodes from which some capture target is reachable."""
+    memo = {}
+    order = []
+    stack = [(r, False) for r in roots]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            memo[n] = n in targets or any(fn is not None and memo.get(fn, False) for fn, _ in n.next_functions)
+            continue
+        if n in memo:
+            continue
+        memo[n] = False
+        stack.append((n, True))
+        for fn, _ in n.next_functions:
+            if fn is not None and fn not in memo:
+                stack.append((fn, False))
+        order.append(n)
+    return {n for n, v in memo.items() if v}
+
+
+def _call_pre_hooks(node, gs):
+    if node._tensor_hooks:
+        gs = list(gs)
+        for nr, hooks in node._tensor_hooks.items():
+            for hook in list(hooks.values()):
+                if gs[nr] is None:
+                    continue
+                r = hook(gs[nr])
+                if r is not None:
+                    gs[nr] = r
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        if hooks and gs[0] is not None:
+            gs = list(gs)
+            for hook in list(hooks.values()):
+                r = hook(gs[0])
+                if r is not None:
+                    gs[0] = r
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            r = hook(tuple(gs))
+            if r is not None:
+                gs = list(r)
+    if node._retain_hooks:
+        for nr, ref in node._retain_hooks.items():
+            t = ref()
+            g = gs[nr]
+            if t is None or g is None:
+                continue
+            if t._grad is None:
+                t._grad = g if STATE.grad_enabled else g.detach().clone()
+            else:
+                t._grad = t._grad + g
+    return gs

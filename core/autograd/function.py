@@ -1,0 +1,527 @@
+"""Graph nodes: the built-in op base class `Op`, `AccumulateGrad`, saved tensors, and
+the user-facing `torch.autograd.Function`.
+
+A built-in op is one `Op` subclass: `forward(ctx, *args)` computes on NumPy arrays
+(`t._data`) and returns an array; `backward(ctx, *grads)` is written with core ops so
+that `create_graph=True` gives differentiable gradients. The subclass *is* the graph
+node class, so `y.grad_fn.name()` is the class name (`MulBackward0`...). Reduction of
+broadcast gradients and dtype casting happen once, in `Node._run_backward`.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+from . import grad_mode
+from .grad_mode import STATE
+
+_seq = itertools.count()
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. To work around you can make a clone to get "
+    "a normal tensor and use it in autograd.")
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+    return Tensor
+
+
+class RemovableHandle:
+    """Returned by register_hook; `.remove()` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, store):
+        self._store = store
+        self.id = next(self._ids)
+
+    def remove(self):
+        self._store.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Outputs are stored as data + version counter (not the Tensor) so the graph holds no
+    reference cycle; on unpack they are re-wrapped with this node as grad_fn, as PyTorch does.
+    """
+
+    __slots__ = ("tensor", "data", "vc", "version", "output_nr", "is_output", "dtype_name")
+
+    def __init__(self, t, is_output=False, output_nr=0):
+        self.is_output = is_output
+        self.data = t._data
+        self.vc = t._vc
+        self.version = t._vc[0]
+        self.output_nr = output_nr
+        self.tensor = None if is_output else t
+
+    def unpack(self, node):
+        if self.vc[0] != self.version:
+            Tensor = _tensor_cls()
+            t = self.tensor if self.tensor is not None else Tensor._make(self.data)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} {list(self.data.shape)}], which is output "
+                f"{self.output_nr} of {node.name()}, is at version {self.vc[0]}; expected version "
+                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
+                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+        if self.is_output:
+            Tensor = _tensor_cls()
+            t = Tensor._make(self.data, True, node, self.output_nr)
+            t._vc = self.vc
+            return t
+        return self.tensor
+
+
+class Node:
+    """Base of every graph node (PyTorch's torch.autograd.graph.Node)."""
+
+    next_functions: tuple = ()
+    _saved = None
+    _freed = False
+    _tensor_hooks = None      # {output_nr: {handle_id: fn}}
+    _retain_hooks = None      # {output_nr: weakref to tensor}
+    _post_hooks = None
+    _pre_hooks = None
+    _input_meta = ()
+    _materialize = True
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self._metadata = {}
+        return d
+
+    def register_hook(self, fn):
+        """Post-hook fn(grad_inputs, grad_outputs), may return replacement grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """Pre-hook fn(grad_outputs), may return replacement grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _add_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        store = self._tensor_hooks.setdefault(output_nr, {})
+        h = RemovableHandle(store)
+        store[h.id] = fn
+        return h
+
+    # -- saved tensors ----------------------------------------------------------
+    def save_for_backward(self, *tensors):
+        Tensor = _tensor_cls()
+        saved = []
+        for t in tensors:
+            if t is None:
+                saved.append(None)
+                continue
+            if not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{len(saved)} is of type {type(t).__name__}")
+            if t._inference and not STATE.inference:
+                raise RuntimeError(INFERENCE_SAVE_MSG)
+            saved.append(SavedTensor(t))
+        self._saved = saved
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        if self._saved is None:
+            return ()
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def saved_variables(self):
+        import warnings
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    def _release(self):
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+    def _saved_items(self):
+        """(SavedTensor) records this node holds, for memory accounting."""
+        return [s for s in (self._saved or ()) if s is not None]
+
+    # -- backward ----------------------------------------------------------------
+    def _run_backward(self, grads):
+        if self._materialize:
+            grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
+        res = self.backward(self, *grads)
+        if type(res) is not tuple:
+            res = (res,)
+        if self.grads_per_arg:
+            res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        n = len(self.next_functions)
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+        out = []
+        for g, meta, (fn, _) in zip(res, self._input_meta, self.next_functions):
+            if g is None or fn is None:
+                out.append(None)
+                continue
+            out.append(_conform(g, meta, self))
+        return out
+
+
+_Tensor = None
+
+
+def _zeros_for(meta):
+    Tensor = _tensor_cls()
+    shape, dt = meta
+    return Tensor._make(np.zeros(shape, dtype=dt))
+
+
+def _conform(g, meta, node):
+    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
+    Tensor = _tensor_cls()
+    shape, dt = meta
+    if not isinstance(g, Tensor):
+        if isinstance(g, (int, float)):
+            g = Tensor._make(np.full(shape, g, dtype=dt))
+        else:
+            raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__}")
+    if g._data.shape != shape:
+        g = sum_to_shape(g, shape, node)
+    if g._data.dtype != dt:
+        g = g.to(dt)
+    return g
+
+
+def sum_to_shape(g, shape, node=None):
+    """The single broadcasting reduction: sum the leading and expanded dims of g down to shape."""
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        if g.numel() == int(np.prod(shape)):
+            return g.reshape(shape)
+        raise RuntimeError(_shape_err(node, gshape, shape))
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != gshape[lead + i]:
+            if g.numel() == int(np.prod(shape)):
+                return g.reshape(shape)
+            raise RuntimeError(_shape_err(node, gshape, shape))
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _shape_err(node, got, want):
+    name = node.name() if node is not None else "backward"
+    return (f"Function {name} returned an invalid gradient at index 0 - got "
+            f"[{', '.join(map(str, got))}] but expected shape compatible with [{', '.join(map(str, want))}]")
+
+
+class _ForwardCtx:
+    """ctx used when no graph is recorded: saving is a no-op."""
+
+    needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_dirty(self, *a):
+        pass
+
+    def mark_non_differentiable(self, *a):
+        pass
+
+    def set_materialize_grads(self, v):
+        pass
+
+
+def _differentiable_inputs(args):
+    Tensor = _tensor_cls()
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif type(a) in (list, tuple) and a and isinstance(a[0], Tensor):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
+
+
+def _edge(t):
+    if not t._requires_grad:
+        return (None, 0)
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._get_accumulator(), 0)
+
+
+class Op(Node):
+    """Base class of built-in differentiable ops; see module docstring."""
+
+    save_output = False   # save the forward result for backward (e.g. exp, sigmoid, relu)
+    grads_per_arg = False  # backward returns one grad per positional arg (Python numbers get None)
+    is_view = False        # output 0 is a view of input 0: shares its version counter, records _base
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError
+
+    def _init_node(self, inputs, args):
+        self._seq = next(_seq)
+        self.next_functions = tuple(_edge(t) for t in inputs)
+        self._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+        if self.grads_per_arg:
+            Tensor = _tensor_cls()
+            self._positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+            self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        else:
+            self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward; record a node when grad mode is on and an input requires grad."""
+        Tensor = _tensor_cls()
+        inputs = _differentiable_inputs(args)
+        record = False
+        if STATE.grad_enabled:
+            for t in inputs:
+                if t._requires_grad:
+                    record = True
+                    break
+        if not record:
+            out = cls.forward(_ForwardCtx(), *args, **kwargs)
+            if type(out) is tuple:
+                return tuple(Tensor._make(o) for o in out)
+            r = Tensor._make(out)
+            if cls.is_view:
+                _mark_view(r, args[0])
+            return r
+        for t in inputs:
+            if t._inference and not STATE.inference:
+                raise RuntimeError(INFERENCE_SAVE_MSG)
+        node = cls.__new__(cls)
+        node._init_node(inputs, args)
+        out = cls.forward(node, *args, **kwargs)
+        if type(out) is tuple:
+            res = tuple(Tensor._make(o, o.dtype.kind == "f", node if o.dtype.kind == "f" else None, i)
+                        for i, o in enumerate(out))
+            node._output_meta = tuple((o._data.shape, o._data.dtype) for o in res)
+            if cls.save_output:
+                node._saved = (node._saved or []) + [SavedTensor(res[0], True, 0)]
+            return res
+        if out.dtype.kind != "f":
+            return Tensor._make(out)
+        r = Tensor._make(out, True, node, 0)
+        if cls.is_view:
+            _mark_view(r, args[0])
+        node._output_meta = ((out.shape, out.dtype),)
+        if cls.save_output:
+            node._saved = (node._saved or []) + [SavedTensor(r, True, 0)]
+        return r
+
+
+def _mark_view(r, base):
+    r._base = base if base._base is None else base._base
+    r._vc = base._vc
+
+
+class AccumulateGrad(Node):
+    """Leaf node: runs the leaf's hooks, then accumulates into `variable.grad`."""
+
+    _materialize = False
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = 2 ** 62  # run leaves after everything else that is ready
+        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+
+    def _accumulate(self, g, create_graph):
+        v = self.variable
+        if g is None:
+            return
+        if g._data.shape != v._data.shape:
+            g = sum_to_shape(g, v._data.shape, self)
+        if g._data.dtype != v._data.dtype:
+            g = g.to(v.dtype)
+        if v._grad is None:
+            if create_graph:
+                v._grad = g
+            else:
+                Tensor = _tensor_cls()
+                v._grad = Tensor._make(np.array(g._data, copy=True))
+        elif create_graph or v._grad._requires_grad:
+            v._grad = v._grad + g
+        else:
+            v._grad._data += g._data
+            v._grad._vc[0] += 1
+
+
+# -- torch.autograd.Function -------------------------------------------------------------
+
+class FunctionCtx:
+    """Attributes a custom Function's forward/backward see on ctx."""
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool):
+        self._materialize = bool(value)
+
+
+class BackwardCFunction(FunctionCtx, Op):
+    """Node of a custom Function; named '<ClassName>Backward'."""
+
+    def _run_backward(self, grads):
+        if self._materialize:
+            grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
+        res = self._forward_cls.backward(self, *grads)
+        if type(res) is not tuple:
+            res = (res,)
+        n = len(self._all_inputs)
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+        out = []
+        for pos, (fn, _), meta in zip(self._tensor_positions, self.next_functions, self._input_meta):
+            g = res[pos]
+            out.append(None if g is None or fn is None else _conform(g, meta, self))
+        return out
+
+
+class FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """torch.autograd.Function: subclass with static forward(ctx, *args) and backward(ctx, *grads);
+    call with `.apply(*args)`. backward returns one gradient (or None) per forward argument."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        Tensor = _tensor_cls()
+        if kwargs:
+            raise TypeError("apply() takes no keyword arguments")
+        node = cls._backward_cls.__new__(cls._backward_cls)
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        inputs = [args[i] for i in positions]
+        node._all_inputs = args
+        node._tensor_positions = positions
+        node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        record = STATE.grad_enabled and any(t._requires_grad for t in inputs)
+        custom_setup = cls.setup_context is not Function.setup_context
+        with grad_mode.no_grad():
+            if custom_setup:
+                out = cls.forward(*args)
+                cls.setup_context(node, args, out)
+            else:
+                out = cls.forward(node, *args)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        if not record:
+            return out
+        node._seq = next(_seq)
+        node.next_functions = tuple(_edge(t) for t in inputs)
+        node._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+        nondiff = getattr(node, "_non_differentiable", set())
+        dirty = {id(t) for t in getattr(node, "_dirty", ())}
+        res = []
+        metas = []
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                res.append(o)
+                continue
+            metas.append((o._data.shape, o._data.dtype))
+            if id(o) in nondiff or o._data.dtype.kind != "f":
+                res.append(o)
+                continue
+            if id(o) in dirty or any(o is t for t in inputs):
+                if id(o) in dirty:
+                    t = o
+                else:
+                    t = Tensor._make(o._data)   # returning an input makes a view of it
+                    t._vc = o._vc
+            else:
+                t = o
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = i
+            res.append(t)
+        node._output_meta = tuple(metas)
+        return res[0] if single else tuple(res)
+
+
+class InplaceFunction(Function):
+    pass
+
+
+class NestedIOFunction(Function):
+    pass
+
+
+def once_differentiable(fn):
+    return fn

@@ -1,0 +1,166 @@
+"""The op registry: each public op is registered once with its metadata; Tensor methods,
+reflected dunders, in-place variants and the `core.X` namespace are attached from here,
+and the CLI builds its commands from the same entries (signature + metadata)."""
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..autograd.grad_mode import STATE
+from ..tensor import Tensor
+
+
+@dataclass
+class OpInfo:
+    """One registered op. `fn` is the public function (PyTorch's signature); `rule`
+    gives the `out[i][j] = ...` formula for data-movement ops as a function of (ndim, dim)."""
+
+    name: str
+    fn: object
+    category: str
+    summary: str
+    methods: tuple = ()
+    inplace: str | None = None
+    kind: str | None = None          # 'gather' | 'scatter' | 'view' | None: drives --explain
+    rule: object = None
+    cli: bool = False
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def signature(self):
+        return inspect.signature(self.fn)
+
+
+OPS: dict[str, OpInfo] = {}
+FUNCTIONS: dict[str, object] = {}
+
+
+def register(name=None, *, category, methods=(), inplace=None, function=True, summary=None,
+             kind=None, rule=None, cli=False, **extras):
+    """Register a public op function. `methods` are attached to Tensor (the function's
+    first parameter is self); `inplace` is a method name (generic in-place variant built
+    from the out-of-place function) or a (name, callable) pair for a custom in-place."""
+
+    def deco(fn):
+        opname = name or fn.__name__
+        doc = summary or (inspect.getdoc(fn) or "").split("\n")[0]
+        inplace_name = inplace[0] if isinstance(inplace, tuple) else inplace
+        OPS[opname] = OpInfo(opname, fn, category, doc, tuple(methods), inplace_name, kind, rule, cli, extras)
+        if function:
+            FUNCTIONS[opname] = fn
+        for m in methods:
+            setattr(Tensor, m, fn)
+        if inplace is not None:
+            if isinstance(inplace, tuple):
+                setattr(Tensor, inplace[0], inplace[1])
+            else:
+                setattr(Tensor, inplace, make_inplace(fn, inplace))
+        return fn
+
+    return deco
+
+
+def export(fn=None, *, name=None):
+    """Expose a non-op helper (creation functions, utilities) as core.<name>."""
+    def deco(f):
+        FUNCTIONS[name or f.__name__] = f
+        return f
+    return deco(fn) if fn is not None else deco
+
+
+# -- in-place machinery ------------------------------------------------------------------
+
+LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_INPLACE_MSG = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                         "operation.")
+INFERENCE_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
+                         "You can make a clone to get a normal tensor before doing inplace update."
+                         "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_inplace(t, *others):
+    """PyTorch's checks before writing into `t`."""
+    if t._inference and not STATE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_MSG)
+    if STATE.grad_enabled:
+        if t._requires_grad and t.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE_MSG)
+        b = t._base
+        if b is not None and b._requires_grad and b.grad_fn is None:
+            raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
+
+
+def _any_requires_grad(args, kwargs):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+        if type(a) in (list, tuple):
+            for x in a:
+                if isinstance(x, Tensor) and x._requires_grad:
+                    return True
+    for a in kwargs.values():
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def write_result(t, result, opname):
+    """Copy an out-of-place result into t (in-place semantics: no broadcasting of t, same-kind cast)."""
+    from .. import dtypes
+    r = result._data
+    if r.shape != t._data.shape:
+        from ..tensor import Size
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                           f"{list(r.shape)}")
+    if r.dtype != t._data.dtype:
+        rd, td = dtypes._FROM_NP[r.dtype], dtypes._FROM_NP[t._data.dtype]
+        if not dtypes.can_cast(rd, td):
+            raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type {_short(td)}")
+    np.copyto(t._data, r, casting="unsafe")
+    if not t._inference:
+        t._vc[0] += 1
+
+
+def _short(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[d.name]
+
+
+def snapshot(t):
+    """A copy of t's data with t's place in the graph, so an op can save 'self' before t is overwritten."""
+    return Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
+
+
+def rebase(t, result):
+    """Make t take result's place in the graph after an in-place write."""
+    from ..autograd.function import SavedTensor
+    node = result.grad_fn
+    t.grad_fn = node
+    t._output_nr = result._output_nr
+    t._requires_grad = result._requires_grad
+    if node is not None and node._saved:
+        node._saved = [SavedTensor(t, True, s.output_nr) if (s is not None and s.is_output) else s
+                       for s in node._saved]
+
+
+def make_inplace(fn, name):
+    """Build `t.op_(...)` from the out-of-place `op(t, ...)`."""
+
+    @functools.wraps(fn)
+    def inplace_method(self, *args, **kwargs):
+        check_inplace(self)
+        if STATE.grad_enabled and (self._requires_grad or _any_requires_grad(args, kwargs)):
+            result = fn(snapshot(self), *args, **kwargs)
+            write_result(self, result, name)
+            rebase(self, result)
+            return self
+        result = fn(self, *args, **kwargs)
+        write_result(self, result, name)
+        return self
+
+    inplace_method.__name__ = name
+    inplace_method.__doc__ = f"In-place version of {fn.__name__}."
+    return inplace_method

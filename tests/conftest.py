@@ -1,0 +1,61 @@
+"""Shared test helpers: compare core results with PyTorch (values, dtypes, shapes, grads, errors)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.environ.setdefault("_TYPER_FORCE_DISABLE_TERMINAL", "1")
+
+try:
+    import torch as _torch
+    _torch.set_num_threads(1)
+except Exception:  # pragma: no cover - torch absent
+    _torch = None
+
+
+@pytest.fixture
+def torch():
+    """The PyTorch oracle; tests using it skip cleanly when torch is not installed."""
+    if _torch is None:
+        pytest.skip("torch not installed")
+    return _torch
+
+
+def to_numpy(x):
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        try:
+            return x.detach().numpy()
+        except Exception:
+            return np.asarray(x._data)
+    return np.asarray(x)
+
+
+def assert_same(c, t, *, rtol=1e-5, atol=1e-6, grad=False):
+    """Assert a core tensor equals a torch tensor in shape, dtype name and values."""
+    assert tuple(c.shape) == tuple(t.shape), f"shape {tuple(c.shape)} != {tuple(t.shape)}"
+    assert str(c.dtype) == str(t.dtype), f"dtype {c.dtype} != {t.dtype}"
+    np.testing.assert_allclose(to_numpy(c).astype(np.float64) if to_numpy(c).dtype != bool else to_numpy(c),
+                               to_numpy(t).astype(np.float64) if to_numpy(t).dtype != bool else to_numpy(t),
+                               rtol=rtol, atol=atol, equal_nan=True)
+
+
+def same_error(fn_core, fn_torch):
+    """Run both; assert both raise the same exception class (or neither raises). Returns (core_exc, torch_exc)."""
+    ec = et = None
+    try:
+        fn_core()
+    except Exception as e:  # noqa: BLE001
+        ec = e
+    try:
+        fn_torch()
+    except Exception as e:  # noqa: BLE001
+        et = e
+    assert (ec is None) == (et is None), f"core raised {ec!r}, torch raised {et!r}"
+    if ec is not None:
+        assert type(ec).__name__ == type(et).__name__ or isinstance(ec, type(et)), \
+            f"core raised {type(ec).__name__}: {ec}; torch raised {type(et).__name__}: {et}"
+    return ec, et
