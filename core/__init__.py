@@ -95,3 +95,17 @@ __all__ = sorted(set(_FUNCTIONS) | {
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "autograd", "nn",
     "set_printoptions", "get_printoptions", "Generator", "return_types", "set_num_threads", "get_num_threads",
 })
+
+
+def alias_as_torch():
+    """Register core under the module names `torch`, `torch.nn`, ... so unchanged PyTorch
+    snippets (`from torch.autograd import Function`) run on core. For scripts and tests only."""
+    import importlib
+    import sys
+    sys.modules["torch"] = sys.modules[__name__]
+    for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
+                "nn.modules", "nn.parameter"):
+        try:
+            sys.modules["torch." + sub] = importlib.import_module(f"{__name__}.{sub}")
+        except ImportError:
+            pass

@@ -173,6 +173,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         _check_device(device)
     t = Tensor._make(_array_from_data(data, dtype))
     if requires_grad:
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(_FACTORY_GRAD_MSG)
         t.requires_grad_(True)
     return t
 
@@ -208,9 +210,14 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray)
 
 
+_FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
 def _factory(size, dtype, default, requires_grad, fill):
     shape = _parse_size(size)
     dt = _dt.as_dtype(dtype) if dtype is not None else default
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError(_FACTORY_GRAD_MSG)
     _check_alloc(shape, dt)
     t = Tensor._make(fill(shape, dt.np))
     if requires_grad:

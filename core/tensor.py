@@ -191,9 +191,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        self.requires_grad_(value, _msg="only Tensors of floating point and complex dtype can require gradients")
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad=True, *, _msg="only Tensors of floating point dtype can require gradients"):
         """Set requires_grad on a leaf; only floating point leaves can require grad."""
         requires_grad = bool(requires_grad)
         if self.grad_fn is not None:
@@ -203,7 +203,7 @@ class Tensor:
                                    "differentiation use var_no_grad = var.detach().")
             return self
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(_msg)
         if requires_grad and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
                                "is not allowed.")
@@ -280,6 +280,10 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's .grad (PyTorch's Tensor.backward)."""
+        if inputs is None:
+            from .autograd.engine import run_backward
+            run_backward([self], [gradient], retain_graph, create_graph)
+            return
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -559,3 +563,11 @@ def _wrap_dim(dim, ndim):
 
 
 wrap_dim = _wrap_dim
+
+
+def _install():
+    from .autograd import function as _function
+    _function.Tensor = Tensor
+
+
+_install()

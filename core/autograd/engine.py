@@ -11,9 +11,11 @@ from .function import AccumulateGrad
 from .grad_mode import STATE
 
 
+from . import function as _function
+
+
 def _tensor_cls():
-    from ..tensor import Tensor
-    return Tensor
+    return _function.Tensor
 
 
 def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
@@ -76,16 +78,16 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     # dependency counts over the reachable graph
     deps = {}
-    seen = set(roots)
     stack = list(roots)
     while stack:
         n = stack.pop()
         for fn, _ in n.next_functions:
             if fn is None:
                 continue
-            deps[fn] = deps.get(fn, 0) + 1
-            if fn not in seen:
-                seen.add(fn)
+            if fn in deps:
+                deps[fn] += 1
+            else:
+                deps[fn] = 1
                 stack.append(fn)
 
     needed = None
@@ -103,7 +105,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         while ready:
             _, _, node = heapq.heappop(ready)
             gs = buffers.pop(node)
-            gs = _call_pre_hooks(node, gs)
+            if node._tensor_hooks or node._pre_hooks or node._retain_hooks or type(node) is AccumulateGrad:
+                gs = _call_pre_hooks(node, gs)
             if capture:
                 for nr, g in enumerate(gs):
                     for k in capture.get((node, nr), ()):

@@ -26,12 +26,15 @@ FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 INFERENCE_SAVE_MSG = (
-    "Inference tensors cannot be saved for backward. To work around you can make a clone to get "
-    "a normal tensor and use it in autograd.")
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+Tensor = None  # set by core.tensor once the class exists (avoids a circular import)
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
     return Tensor
 
 
@@ -73,7 +76,6 @@ class SavedTensor:
 
     def unpack(self, node):
         if self.vc[0] != self.version:
-            Tensor = _tensor_cls()
             t = self.tensor if self.tensor is not None else Tensor._make(self.data)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
@@ -82,7 +84,6 @@ class SavedTensor:
                 f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
                 "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
         if self.is_output:
-            Tensor = _tensor_cls()
             t = Tensor._make(self.data, True, node, self.output_nr)
             t._vc = self.vc
             return t
@@ -141,7 +142,6 @@ class Node:
 
     # -- saved tensors ----------------------------------------------------------
     def save_for_backward(self, *tensors):
-        Tensor = _tensor_cls()
         saved = []
         for t in tensors:
             if t is None:
@@ -180,7 +180,7 @@ class Node:
 
     # -- backward ----------------------------------------------------------------
     def _run_backward(self, grads):
-        if self._materialize:
+        if self._materialize and any(g is None for g in grads):
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
         res = self.backward(self, *grads)
         if type(res) is not tuple:
@@ -198,23 +198,21 @@ class Node:
         for g, meta, (fn, _) in zip(res, self._input_meta, self.next_functions):
             if g is None or fn is None:
                 out.append(None)
-                continue
-            out.append(_conform(g, meta, self))
+            elif type(g) is Tensor and g._data.shape == meta[0] and g._data.dtype == meta[1]:
+                out.append(g)
+            else:
+                out.append(_conform(g, meta, self))
         return out
 
 
-_Tensor = None
-
 
 def _zeros_for(meta):
-    Tensor = _tensor_cls()
     shape, dt = meta
     return Tensor._make(np.zeros(shape, dtype=dt))
 
 
 def _conform(g, meta, node):
     """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
-    Tensor = _tensor_cls()
     shape, dt = meta
     if not isinstance(g, Tensor):
         if isinstance(g, (int, float)):
@@ -276,12 +274,12 @@ class _ForwardCtx:
 
 
 def _differentiable_inputs(args):
-    Tensor = _tensor_cls()
     out = []
     for a in args:
-        if isinstance(a, Tensor):
+        ta = type(a)
+        if ta is Tensor or isinstance(a, Tensor):
             out.append(a)
-        elif type(a) in (list, tuple) and a and isinstance(a[0], Tensor):
+        elif (ta is list or ta is tuple) and a and isinstance(a[0], Tensor):
             out.extend(x for x in a if isinstance(x, Tensor))
     return out
 
@@ -312,10 +310,20 @@ class Op(Node):
 
     def _init_node(self, inputs, args):
         self._seq = next(_seq)
-        self.next_functions = tuple(_edge(t) for t in inputs)
-        self._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+        edges = []
+        meta = []
+        for t in inputs:
+            d = t._data
+            meta.append((d.shape, d.dtype))
+            if not t._requires_grad:
+                edges.append((None, 0))
+            elif t.grad_fn is not None:
+                edges.append((t.grad_fn, t._output_nr))
+            else:
+                edges.append((t._get_accumulator(), 0))
+        self.next_functions = tuple(edges)
+        self._input_meta = tuple(meta)
         if self.grads_per_arg:
-            Tensor = _tensor_cls()
             self._positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
             self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         else:
@@ -324,7 +332,6 @@ class Op(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a node when grad mode is on and an input requires grad."""
-        Tensor = _tensor_cls()
         inputs = _differentiable_inputs(args)
         record = False
         if STATE.grad_enabled:
@@ -340,9 +347,6 @@ class Op(Node):
             if cls.is_view:
                 _mark_view(r, args[0])
             return r
-        for t in inputs:
-            if t._inference and not STATE.inference:
-                raise RuntimeError(INFERENCE_SAVE_MSG)
         node = cls.__new__(cls)
         node._init_node(inputs, args)
         out = cls.forward(node, *args, **kwargs)
@@ -391,7 +395,6 @@ class AccumulateGrad(Node):
             if create_graph:
                 v._grad = g
             else:
-                Tensor = _tensor_cls()
                 v._grad = Tensor._make(np.array(g._data, copy=True))
         elif create_graph or v._grad._requires_grad:
             v._grad = v._grad + g
@@ -463,7 +466,6 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        Tensor = _tensor_cls()
         if kwargs:
             raise TypeError("apply() takes no keyword arguments")
         node = cls._backward_cls.__new__(cls._backward_cls)

@@ -42,13 +42,28 @@ def _check_operand(x, opname):
         raise TypeError(f"{opname}(): argument 'other' (position 2) must be Tensor, not {type(x).__name__}")
 
 
-def _binary(a, b, fn, dt=None):
+def _binary(a, b, fn, dt=None, quiet=True):
+    """fn(a, b) on NumPy operands promoted to PyTorch's result dtype; broadcasting errors in PyTorch's words."""
     if dt is None:
+        # fast paths: same-dtype tensors, or a float tensor with a Python number
+        if type(a) is Tensor:
+            ad = a._data
+            tb = type(b)
+            if tb is Tensor and b._data.dtype == ad.dtype:
+                return _call(fn, ad, b._data, quiet)
+            if (tb is float or tb is int) and ad.dtype.kind == "f":
+                return _call(fn, ad, b, quiet)
         dt = _dt.result_type(a, b)
     x, y = _operand(a, dt.np), _operand(b, dt.np)
+    return _call(fn, x, y, quiet)
+
+
+def _call(fn, x, y, quiet):
     try:
-        with np.errstate(all="ignore"):
-            return fn(x, y)
+        if quiet:
+            with np.errstate(all="ignore"):
+                return fn(x, y)
+        return fn(x, y)
     except ValueError:
         raise _broadcast_error(x, y) from None
 
@@ -85,7 +100,7 @@ class AddBackward0(_Binary):
         ctx.alpha = alpha
         if alpha != 1:
             return _binary(a, b, lambda x, y: x + y * alpha)
-        return _binary(a, b, np.add)
+        return _binary(a, b, np.add, quiet=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -101,7 +116,7 @@ class SubBackward0(_Binary):
         ctx.alpha = alpha
         if alpha != 1:
             return _binary(a, b, lambda x, y: x - y * alpha)
-        return _binary(a, b, np.subtract)
+        return _binary(a, b, np.subtract, quiet=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -115,7 +130,7 @@ class MulBackward0(_Binary):
         ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
         ctx.a_s = None if ctx.a_t else a
         ctx.b_s = None if ctx.b_t else b
-        return _binary(a, b, np.multiply)
+        return _binary(a, b, np.multiply, quiet=False)
 
     @staticmethod
     def backward(ctx, g):

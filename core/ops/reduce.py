@@ -176,7 +176,7 @@ def _empty_check(input, dims, name):
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-class MaxBackward1(Op):
+class _MaxDim(Op):
     """max(dim) / min(dim): gradient goes to the selected index."""
 
     @staticmethod
@@ -209,7 +209,7 @@ class MaxBackward1(Op):
         return _scatter_into_zeros(g, ctx.dim, idx, ctx.shape)
 
 
-class MinBackward1(MaxBackward1):
+class _MinDim(_MaxDim):
     pass
 
 
@@ -224,7 +224,7 @@ def _nan_arg(d, dim, is_max):
     return (np.argmax(d, axis=dim) if is_max else np.argmin(d, axis=dim)).astype(np.int64)
 
 
-class MaxBackward0(Op):
+class _MaxAll(Op):
     """Full max()/min() and amax/amin: the gradient is shared evenly between ties."""
     save_output = True
 
@@ -244,16 +244,23 @@ class MaxBackward0(Op):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * mask / count
 
 
-class MinBackward0(MaxBackward0):
+class _MinAll(_MaxAll):
     pass
 
 
-class AmaxBackward0(MaxBackward0):
+class AmaxBackward0(_MaxAll):
     pass
 
 
-class AminBackward0(MaxBackward0):
+class AminBackward0(_MaxAll):
     pass
+
+
+# PyTorch names: max()/min() -> MaxBackward1/MinBackward1, max(dim)/min(dim) -> MaxBackward0/MinBackward0
+MaxBackward1 = type("MaxBackward1", (_MaxAll,), {})
+MinBackward1 = type("MinBackward1", (_MaxAll,), {})
+MaxBackward0 = type("MaxBackward0", (_MaxDim,), {})
+MinBackward0 = type("MinBackward0", (_MaxDim,), {})
 
 
 def _maxmin(input, dim, keepdim, is_max, other_ok=True):
@@ -263,10 +270,10 @@ def _maxmin(input, dim, keepdim, is_max, other_ok=True):
         return (maximum if is_max else minimum)(input, dim)
     if dim is None:
         _empty_check(input, None, name)
-        return (MaxBackward0 if is_max else MinBackward0).apply(input, None, False, is_max)
+        return (MaxBackward1 if is_max else MinBackward1).apply(input, None, False, is_max)
     d = _wrap_dim(dim, input._data.ndim)
     _empty_check(input, (d,) if input._data.ndim else (), name)
-    vals, idx = (MaxBackward1 if is_max else MinBackward1).apply(input, d, keepdim, is_max)
+    vals, idx = (MaxBackward0 if is_max else MinBackward0).apply(input, d, keepdim, is_max)
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 

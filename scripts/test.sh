@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (README "Run the tests"): the pytest suite, then the example case files.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+python -m pytest -p no:randomly "$@"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "pytest failed with exit code $rc" >&2
+  exit "$rc"
+fi
+if [ -d examples ] && ls examples/*.toml examples/*.json >/dev/null 2>&1 && tensorcli check --help >/dev/null 2>&1; then
+  tensorcli check examples/ || exit $?
+fi
