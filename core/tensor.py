@@ -47,8 +47,15 @@ class Tensor:
     """torch.Tensor over a NumPy array. `Tensor(data)` / `Tensor(*sizes)` is the legacy
     float32 constructor (torch.Tensor); use `core.tensor` for dtype inference."""
 
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_grad", "_vc", "_base",
-                 "_hooks", "_retains_grad", "_inference", "_accum", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_vc", "__weakref__", "__dict__")
+
+    # rarely-set state lives in the instance __dict__ only when set (keeps op results cheap to create)
+    _grad = None
+    _base = None
+    _hooks = None
+    _retains_grad = False
+    _inference = False
+    _accum = None
 
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
 
@@ -72,13 +79,9 @@ class Tensor:
         self._requires_grad = requires_grad
         self.grad_fn = grad_fn
         self._output_nr = output_nr
-        self._grad = None
         self._vc = [0]
-        self._base = None
-        self._hooks = None
-        self._retains_grad = False
-        self._inference = STATE.inference
-        self._accum = None
+        if STATE.inference:
+            self._inference = True
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0):
@@ -92,13 +95,9 @@ class Tensor:
         t._requires_grad = requires_grad
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._grad = None
         t._vc = [0]
-        t._base = None
-        t._hooks = None
-        t._retains_grad = False
-        t._inference = STATE.inference
-        t._accum = None
+        if STATE.inference:
+            t._inference = True
         return t
 
     # -- metadata ---------------------------------------------------------------------

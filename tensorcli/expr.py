@@ -53,7 +53,7 @@ _SUBMODULES = ("nn", "nn.functional", "nn.init", "autograd", "linalg", "fft", "s
 # Public module functions that touch files, global RNG/config state, or compile code.
 _DENIED_MEMBERS = frozenset({
     "save", "load", "manual_seed", "seed", "compile", "from_file", "from_numpy", "frombuffer",
-    "initial_seed", "get_rng_state", "fork_rng", "hub", "jit", "utils", "backends", "library",
+    "fork_rng", "hub", "jit", "utils", "backends", "library",
 })
 _DENIED_PREFIXES = ("set_", "use_", "load", "save", "register")
 # Tensor methods that take callables or write files; refused by name as a second guard.
@@ -214,14 +214,14 @@ class _Validator:
         elif isinstance(node, ast.Assign):
             self.expr(node.value)
             for target in node.targets:
-                self.target(node, target, unpack=True)
+                self.target(target, unpack=True)
         elif isinstance(node, ast.AugAssign):
-            self.target(node, node.target, unpack=False)
+            self.target(node.target, unpack=False)
             self.expr(node.value)
         else:
             raise _refuse(node)
 
-    def target(self, stmt, node, unpack):
+    def target(self, node, unpack):
         if isinstance(node, ast.Name):
             self.store_name(node)
         elif isinstance(node, ast.Subscript):
@@ -253,7 +253,7 @@ class _Validator:
         if isinstance(node, ast.Slice):
             self.slice(node)
         elif isinstance(node, ast.Tuple):
-            self.seq(node, str_ok=False)
+            self.seq(node)
             for elt in node.elts:
                 self.index_elt(elt)
         else:
@@ -270,7 +270,7 @@ class _Validator:
             if part is not None:
                 self.expr(part)
 
-    def seq(self, node, str_ok):
+    def seq(self, node):
         if len(node.elts) > self.limits.max_literal_len:
             raise _err(f"{type(node).__name__.lower()} display has {len(node.elts)} elements "
                        f"(limit {self.limits.max_literal_len})", node)
@@ -310,7 +310,7 @@ class _Validator:
             self.expr(node.value)
             self.index(node.slice)
         elif isinstance(node, (ast.List, ast.Tuple)):
-            self.seq(node, str_ok)
+            self.seq(node)
             for elt in node.elts:
                 self.expr(elt, str_ok)
         elif isinstance(node, ast.Slice):
@@ -362,6 +362,10 @@ class Backend:
         self.modules = dict(modules)
         self.tensor_types = tuple(tensor_types)
         self.value_types = tuple(value_types)
+        # Classes an expression may instantiate: tensors and tuple-like values (Size).
+        # Not dtype: a hand-made dtype could wrap NumPy's object dtype.
+        self.constructible = self.tensor_types + tuple(
+            t for t in self.value_types if issubclass(t, tuple))
         self._members: dict[str, frozenset] = {}
 
     @classmethod
@@ -433,22 +437,29 @@ def _index(value):
         return None
 
 
-def _shape(value, fallback=None):
+def _dim(value):
+    """A dimension as an int or None; finite floats count too, in case the op accepts them."""
+    if type(value) is float:
+        return int(value) if math.isfinite(value) else None
+    return _index(value)
+
+
+def _shape(value):
     """A shape given as an int or a sequence of ints, else None."""
-    n = _index(value)
+    n = _dim(value)
     if n is not None:
         return [n]
     if isinstance(value, (list, tuple)):
-        dims = [_index(v) for v in value]
+        dims = [_dim(v) for v in value]
         if all(d is not None for d in dims):
             return dims
-    return fallback
+    return None
 
 
 def _varargs_shape(args):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return _shape(args[0])
-    dims = [_index(a) for a in args]
+    dims = [_dim(a) for a in args]
     return dims if dims and all(d is not None for d in dims) else None
 
 
@@ -527,15 +538,16 @@ class _Alloc:
 
     def call(self, name, args, kwargs, receiver):
         """Largest (numel, itemsize) estimate for a call; None when nothing is known."""
-        estimates = [self.generic(args, kwargs, receiver)]
-        try:
-            estimates.append(self.specific(name, args, kwargs, receiver))
-        except Exception:  # an estimate must never break a legitimate call
-            pass
+        estimates = []
+        for estimate in (self.generic, self.specific):
+            try:
+                estimates.append(estimate(name, args, kwargs, receiver))
+            except Exception:  # an estimate must never break a legitimate call
+                pass
         estimates = [e for e in estimates if e is not None]
         return max(estimates, key=lambda e: e[0] * e[1]) if estimates else None
 
-    def generic(self, args, kwargs, receiver):
+    def generic(self, name, args, kwargs, receiver):
         operands = ([receiver] if receiver is not None else []) + list(args) + list(kwargs.values())
         best = self.elementwise(operands)
         # cat/stack-style: tensors passed inside a list or tuple are all copied.
@@ -571,7 +583,7 @@ class _Alloc:
             dims = _varargs_shape(args) if args else _shape(kwargs.get("size"))
             numel = None if dims is None else _numel(dims)
         elif name in _INT_SHAPE_ARGS:
-            dims = [_index(a) for a in args] if args and all(type(a) is int for a in args) else None
+            dims = list(args) if args and all(type(a) is int for a in args) else None
             numel = None if not dims else _numel(dims)
         elif name in _SHAPE_FIRST:
             dims = _shape(args[0] if args else kwargs.get("size"))
@@ -583,24 +595,27 @@ class _Alloc:
             dims = _shape(size) if isinstance(size, (list, tuple)) else None
             numel = None if dims is None else _numel(dims)
         elif name == "randperm":
-            numel = _index(args[0] if args else kwargs.get("n"))
+            numel = _dim(args[0] if args else kwargs.get("n"))
         elif name in ("arange", "range"):
-            nums = list(args) + [kwargs[k] for k in ("start", "end", "step") if k in kwargs]
-            if all(type(v) in (int, float, bool) for v in nums) and nums:
-                start, end, step = (0, nums[0], 1) if len(nums) == 1 else (
-                    nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
+            if len(args) == 1 and "end" not in kwargs:
+                start, end, step = 0, args[0], kwargs.get("step", 1)
+            else:
+                given = dict(zip(("start", "end", "step"), args))
+                given.update({k: kwargs[k] for k in ("start", "end", "step") if k in kwargs})
+                start, end, step = given.get("start", 0), given.get("end"), given.get("step", 1)
+            if all(type(v) in (int, float, bool) for v in (start, end, step)):
                 if step and all(math.isfinite(v) for v in (start, end, step)):
                     numel = max(0, math.ceil((end - start) / step))
                     if all(type(v) is int for v in (start, end, step)) and dtype is None:
                         itemsize = 8
         elif name in ("linspace", "logspace"):
-            numel = _index(args[2] if len(args) > 2 else kwargs.get("steps"))
+            numel = _dim(args[2] if len(args) > 2 else kwargs.get("steps"))
         elif name == "eye":
-            n = _index(args[0] if args else kwargs.get("n"))
-            m = _index(args[1] if len(args) > 1 else kwargs.get("m", n))
+            n = _dim(args[0] if args else kwargs.get("n"))
+            m = _dim(args[1] if len(args) > 1 else kwargs.get("m", n))
             numel = None if n is None or m is None else max(n, 0) * max(m, 0)
         elif name in ("tril_indices", "triu_indices"):
-            r, c = (_index(a) for a in (args + (None, None))[:2])
+            r, c = (_dim(a) for a in (list(args) + [None, None])[:2])
             numel = None if r is None or c is None else 2 * max(r, 0) * max(c, 0)
         elif name in ("repeat", "tile") and base_numel is not None:
             dims = _varargs_shape(rest)
@@ -611,14 +626,15 @@ class _Alloc:
                 aligned = [None] * (len(dims) - len(base_dims)) + base_dims
                 numel = _numel(b if d == -1 and b is not None else d for d, b in zip(dims, aligned))
         elif name == "repeat_interleave" and base_numel is not None:
-            reps = _index(rest[0] if rest else kwargs.get("repeats"))
+            reps = _dim(rest[0] if rest else kwargs.get("repeats"))
             numel = None if reps is None else base_numel * max(reps, 0)
         elif name == "one_hot" and base_numel is not None:
-            classes = _index(rest[0] if rest else kwargs.get("num_classes", -1))
+            classes = _dim(rest[0] if rest else kwargs.get("num_classes", -1))
             numel = None if classes is None else base_numel * max(classes, 1)
-        elif name in ("bincount", "histc"):
-            n = _index(kwargs.get("minlength", kwargs.get("bins", rest[-1] if rest else None)))
-            numel = n
+        elif name == "bincount":
+            numel = _dim(kwargs.get("minlength", rest[1] if len(rest) > 1 else None))
+        elif name == "histc":
+            numel = _dim(kwargs.get("bins", rest[0] if rest else None))
         elif name == "pad" and base_dims is not None:
             pad = _shape(rest[0] if rest else kwargs.get("pad"))
             if pad is not None and len(pad) // 2 <= len(base_dims):
@@ -644,7 +660,9 @@ class _Alloc:
             tensors = self.tensors_in(([receiver] if receiver is not None else []) + list(args))
             shapes = [self.dims(t) for t in tensors]
             if tensors and all(s is not None for s in shapes):
-                numel = math.prod(_numel(s) for s in shapes) * (len(shapes) if name == "cartesian_prod" else 1)
+                numel = math.prod(_numel(s) for s in shapes)
+                if name == "cartesian_prod":
+                    numel *= len(shapes)
                 itemsize = max(self.itemsize(t) for t in tensors)
         elif name in ("diag", "diagflat", "diag_embed") and base_dims is not None:
             n = base_numel if name == "diagflat" or len(base_dims) == 1 else None
@@ -699,6 +717,9 @@ class _Evaluator:
         self.tensor_types = backend.tensor_types
         self.alloc = _Alloc(backend)
         self.resolved: dict[ast.AST, tuple] = {}   # node -> (object, label)
+        # Lists/tuples already checked, by id (objects kept alive so ids stay unique). Valid
+        # because expressions cannot mutate lists; saves re-walking a big list on every use.
+        self.checked: dict[int, object] = {}
 
     # -- pre-pass: names, module chains and call targets, before anything runs ---------
     def resolve(self):
@@ -736,8 +757,7 @@ class _Evaluator:
                 parts.append(root.attr)
                 root = root.value
             if isinstance(root, ast.Name) and root.id not in bound and (
-                    root.id in ALIASES or root.id.split(".")[0] in self.extras
-                    or root.id in {k.split(".")[0] for k in self.extras}):
+                    root.id in ALIASES or root.id in {k.split(".")[0] for k in self.extras}):
                 self._resolve_chain(node, root.id, parts[::-1], call)
             else:
                 self._resolve(node.value, bound)
@@ -786,7 +806,7 @@ class _Evaluator:
             if isinstance(obj, types.ModuleType):
                 raise _err(f"module {label!r} is not callable", node)
             if isinstance(obj, type) and not trusted and not issubclass(
-                    obj, self.tensor_types + self.backend.value_types):
+                    obj, self.backend.constructible):
                 raise _err(f"calling class {label!r} is not allowed "
                            "(its instances are not allowed values)", node)
         elif isinstance(obj, types.ModuleType):
@@ -1049,6 +1069,11 @@ class _Evaluator:
         """Return ``value`` if it is of an allowed type and size, else raise ExprError."""
         if isinstance(value, (np.bool_, np.integer, np.floating)):
             value = value.item()
+        if isinstance(value, (list, tuple)):
+            if id(value) not in self.checked:
+                self._check(value, node, [self.limits.max_seq_len], 0)
+                self.checked[id(value)] = value
+            return value
         return self._check(value, node, [self.limits.max_seq_len], 0)
 
     def _check(self, value, node, budget, depth):
@@ -1093,8 +1118,7 @@ class _Evaluator:
 
 
 def _short(n: int) -> str:
-    s = str(n) if n.bit_length() < 200 else f"~2**{n.bit_length() - 1}"
-    return s
+    return str(n) if n.bit_length() < 200 else f"~2**{n.bit_length() - 1}"
 
 
 def _bytes(n: int) -> str:
