@@ -101,32 +101,36 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = bool(create_graph)
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             gs = buffers.pop(node)
-            if node._tensor_hooks or node._pre_hooks or node._retain_hooks or type(node) is AccumulateGrad:
+            is_acc = type(node) is AccumulateGrad
+            if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
                 gs = _call_pre_hooks(node, gs)
             if capture:
                 for nr, g in enumerate(gs):
                     for k in capture.get((node, nr), ()):
                         captured[k] = g
-            if type(node) is AccumulateGrad:
+            if is_acc:
                 if accumulate and (inputs is None or (node, 0) in capture):
                     node._accumulate(gs[0], create_graph)
                 continue
             if needed is not None and node not in needed:
                 continue
-            if all(g is None for g in gs):
-                out_grads = [None] * len(node.next_functions)
+            for g in gs:
+                if g is not None:
+                    out_grads = node._run_backward(gs)
+                    break
             else:
-                out_grads = node._run_backward(gs)
+                out_grads = [None] * len(node.next_functions)
             if node._post_hooks:
                 for hook in list(node._post_hooks.values()):
                     r = hook(tuple(out_grads), tuple(gs))
                     if r is not None:
                         out_grads = list(r)
-            if not retain_graph:
+            if not retain_graph and node._saved is not None:
                 node._release()
             for (fn, nr), g in zip(node.next_functions, out_grads):
                 if fn is None:
@@ -139,7 +143,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
-                    heapq.heappush(ready, (-fn._seq, id(fn), fn))
+                    heappush(ready, (-fn._seq, id(fn), fn))
     finally:
         STATE.grad_enabled = prev_mode
 

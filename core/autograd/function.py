@@ -179,9 +179,15 @@ class Node:
         return [s for s in (self._saved or ()) if s is not None]
 
     # -- backward ----------------------------------------------------------------
+    # Optional NumPy version of backward for hot ops, used when no graph of the gradient is
+    # wanted (create_graph=False); it must compute exactly what `backward` computes.
+    backward_np = None
+
     def _run_backward(self, grads):
         if self._materialize and any(g is None for g in grads):
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
+        if self.backward_np is not None and not STATE.grad_enabled:
+            return self._run_backward_np(grads)
         res = self.backward(self, *grads)
         if type(res) is not tuple:
             res = (res,)
@@ -204,6 +210,26 @@ class Node:
                 out.append(_conform(g, meta, self))
         return out
 
+    def _run_backward_np(self, grads):
+        res = self.backward_np(self, *[g._data for g in grads])
+        if type(res) is not tuple:
+            res = (res,)
+        if self.grads_per_arg:
+            res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        out = []
+        for g, (shape, dt), (fn, _) in zip(res, self._input_meta, self.next_functions):
+            if g is None or fn is None:
+                out.append(None)
+                continue
+            if type(g) is not np.ndarray:
+                g = np.asarray(g)
+            if g.shape != shape:
+                g = np_sum_to_shape(g, shape)
+            if g.dtype != dt:
+                g = g.astype(dt)
+            out.append(Tensor._make(g))
+        return out
+
 
 
 def _zeros_for(meta):
@@ -224,6 +250,17 @@ def _conform(g, meta, node):
     if g._data.dtype != dt:
         g = g.to(dt)
     return g
+
+
+def np_sum_to_shape(g, shape):
+    """NumPy twin of sum_to_shape for backward_np."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return g.reshape(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    if dims:
+        g = g.sum(axis=dims, keepdims=True)
+    return g.reshape(shape) if g.shape != shape else g
 
 
 def sum_to_shape(g, shape, node=None):
@@ -332,21 +369,21 @@ class Op(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a node when grad mode is on and an input requires grad."""
-        inputs = _differentiable_inputs(args)
-        record = False
         if STATE.grad_enabled:
+            inputs = _differentiable_inputs(args)
             for t in inputs:
                 if t._requires_grad:
-                    record = True
-                    break
-        if not record:
-            out = cls.forward(_ForwardCtx(), *args, **kwargs)
-            if type(out) is tuple:
-                return tuple(Tensor._make(o) for o in out)
-            r = Tensor._make(out)
-            if cls.is_view:
-                _mark_view(r, args[0])
-            return r
+                    return cls._record(inputs, args, kwargs)
+        out = cls.forward(_ForwardCtx(), *args, **kwargs)
+        if type(out) is tuple:
+            return tuple(Tensor._make(o) for o in out)
+        r = Tensor._make(out)
+        if cls.is_view:
+            _mark_view(r, args[0])
+        return r
+
+    @classmethod
+    def _record(cls, inputs, args, kwargs):
         node = cls.__new__(cls)
         node._init_node(inputs, args)
         out = cls.forward(node, *args, **kwargs)

@@ -38,6 +38,12 @@ class MmBackward0(Op):
         n = ctx.needs_input_grad
         return (g.mm(b.t()) if n[0] else None), (a.t().mm(g) if n[1] else None)
 
+    @staticmethod
+    def backward_np(ctx, g):
+        a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        return (g @ b._data.T if n[0] else None), (a._data.T @ g if n[1] else None)
+
 
 class BmmBackward0(Op):
     @staticmethod

@@ -106,6 +106,10 @@ class AddBackward0(_Binary):
     def backward(ctx, g):
         return g, (g * ctx.alpha if ctx.alpha != 1 else g)
 
+    @staticmethod
+    def backward_np(ctx, g):
+        return g, (g * ctx.alpha if ctx.alpha != 1 else g)
+
 
 class SubBackward0(_Binary):
     @staticmethod
@@ -120,6 +124,10 @@ class SubBackward0(_Binary):
 
     @staticmethod
     def backward(ctx, g):
+        return g, -g * ctx.alpha if ctx.alpha != 1 else -g
+
+    @staticmethod
+    def backward_np(ctx, g):
         return g, -g * ctx.alpha if ctx.alpha != 1 else -g
 
 
@@ -140,6 +148,13 @@ class MulBackward0(_Binary):
         ga = g * b if _g_for(ctx, 0) else None
         gb = g * a if _g_for(ctx, 1) else None
         return ga, gb
+
+    @staticmethod
+    def backward_np(ctx, g):
+        saved = list(ctx.saved_tensors)
+        a = saved.pop(0)._data if ctx.a_t else ctx.a_s
+        b = saved.pop(0)._data if ctx.b_t else ctx.b_s
+        return (g * b if _g_for(ctx, 0) else None), (g * a if _g_for(ctx, 1) else None)
 
 
 class DivBackward0(_Binary):
@@ -253,6 +268,15 @@ class PowBackward0(_Binary):
         if e == 0:
             return g * 0, None
         return g * e * a ** (e - 1), None
+
+    @staticmethod
+    def backward_np(ctx, g):
+        a = ctx.saved_tensors[0]._data
+        e = ctx.e
+        if e == 0:
+            return g * 0, None
+        with np.errstate(all="ignore"):
+            return g * e * (a if e == 2 else a ** (e - 1)), None
 
 
 class PowBackward1(_Binary):

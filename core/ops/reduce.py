@@ -45,6 +45,12 @@ def _expand_back(g, shape, dims, keepdim):
     return g.expand(shape) if tuple(g.shape) != tuple(shape) else g
 
 
+def _np_expand_back(g, shape, dims, keepdim):
+    if not keepdim and dims is not None and len(shape):
+        g = np.expand_dims(g, dims)
+    return np.broadcast_to(g, shape)
+
+
 class SumBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dt):
@@ -54,6 +60,10 @@ class SumBackward1(Op):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        return _np_expand_back(g, ctx.shape, ctx.dims, ctx.keepdim)
 
 
 class SumBackward0(SumBackward1):
@@ -96,6 +106,10 @@ class MeanBackward1(Op):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n
+
+    @staticmethod
+    def backward_np(ctx, g):
+        return _np_expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) / np.asarray(ctx.n, g.dtype)
 
 
 class MeanBackward0(MeanBackward1):

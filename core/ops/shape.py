@@ -70,6 +70,10 @@ class ViewBackward0(ViewOp):
     def backward(ctx, g):
         return g.reshape(ctx.in_shape)
 
+    @staticmethod
+    def backward_np(ctx, g):
+        return g.reshape(ctx.in_shape)
+
 
 class UnsafeViewBackward0(Op):
     @staticmethod
@@ -79,6 +83,10 @@ class UnsafeViewBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
+        return g.reshape(ctx.in_shape)
+
+    @staticmethod
+    def backward_np(ctx, g):
         return g.reshape(ctx.in_shape)
 
 
@@ -124,6 +132,10 @@ class UnsqueezeBackward0(ViewOp):
     def backward(ctx, g):
         return g.squeeze(ctx.dim)
 
+    @staticmethod
+    def backward_np(ctx, g):
+        return np.squeeze(g, ctx.dim)
+
 
 @register(category="shape", methods=("unsqueeze",), kind="view")
 def unsqueeze(input, dim):
@@ -140,6 +152,10 @@ class SqueezeBackward0(ViewOp):
 
     @staticmethod
     def backward(ctx, g):
+        return g.reshape(ctx.in_shape)
+
+    @staticmethod
+    def backward_np(ctx, g):
         return g.reshape(ctx.in_shape)
 
 
@@ -169,6 +185,10 @@ class TransposeBackward0(ViewOp):
     @staticmethod
     def backward(ctx, g):
         return g.transpose(ctx.d0, ctx.d1)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        return np.swapaxes(g, ctx.d0, ctx.d1) if g.ndim else g
 
 
 @register(category="shape", methods=("transpose", "swapaxes", "swapdims"), kind="view")
@@ -231,6 +251,11 @@ class ExpandBackward0(ViewOp):
     def backward(ctx, g):
         from ..autograd.function import sum_to_shape
         return sum_to_shape(g, ctx.in_shape)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        from ..autograd.function import np_sum_to_shape
+        return np_sum_to_shape(g, ctx.in_shape)
 
 
 @register(category="shape", methods=("expand",), kind="view")
