@@ -97,6 +97,8 @@ def as_dtype(d) -> dtype:
         if name in _LEGACY:
             return _LEGACY[name]
         raise TypeError(f"invalid dtype: {d!r}")
+    if getattr(d, "__name__", None) in _LEGACY:   # legacy constructors: t.type(torch.IntTensor)
+        return _LEGACY[d.__name__]
     try:
         return from_numpy_dtype(d)
     except TypeError:

@@ -567,6 +567,9 @@ wrap_dim = _wrap_dim
 def _install():
     from .autograd import function as _function
     _function.Tensor = Tensor
+    # `print(type(x))` shows <class 'torch.Tensor'> as in PyTorch
+    Tensor.__module__ = "torch"
+    Size.__module__ = "torch"
 
 
 _install()
