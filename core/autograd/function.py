@@ -464,7 +464,7 @@ class BackwardCFunction(FunctionCtx, Op):
         res = self._forward_cls.backward(self, *grads)
         if type(res) is not tuple:
             res = (res,)
-        n = len(self._all_inputs)
+        n = self._n_args
         if len(res) != n:
             if len(res) > n and all(r is None for r in res[n:]):
                 res = res[:n]
@@ -508,7 +508,7 @@ class Function(metaclass=FunctionMeta):
         node = cls._backward_cls.__new__(cls._backward_cls)
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         inputs = [args[i] for i in positions]
-        node._all_inputs = args
+        node._n_args = len(args)
         node._tensor_positions = positions
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         record = STATE.grad_enabled and any(t._requires_grad for t in inputs)

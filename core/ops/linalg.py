@@ -1,4 +1,7 @@
-"""Matrix products: matmul (with PyTorch's 1-D/batched rules), mm, bmm, mv, dot, outer."""
+"""Matrix products: matmul (with PyTorch's 1-D / folded / batched rules), mm, bmm, mv, dot, outer, addmm.
+
+Each product validates its operands the way the ATen kernel it mirrors does, so errors carry
+PyTorch's class and wording (including the folded shapes matmul reports)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,22 +17,74 @@ def _dtname(d):
     return _short(d)
 
 
-def _check_same_dtype(a, b, name):
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}"
-                           if name in ("mm", "matmul", "bmm") else
-                           f"{name}: expected both vectors to have same dtype, but found {_dtname(a.dtype)} "
-                           f"and {_dtname(b.dtype)}")
+# C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (c10::toString of caffe2::TypeMeta)
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+        "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _save_operands(ctx, a, b):
+    """Save each matrix only if the other one needs a gradient (PyTorch's mm/bmm/dot rule)."""
+    ng = ctx.needs_input_grad
+    if ng:
+        ctx.save_for_backward(a if ng[1] else None, b if ng[0] else None)
 
 
 def _shape_str(s):
     return "x".join(map(str, s))
 
 
+def _no_bool(a, kernel):
+    if a._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _check_mm(sa, sb, a, b):
+    """at::mm's checks on (possibly folded) shapes sa @ sb."""
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(sa)} and {_shape_str(sb)})")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP[a.dtype.name]} != "
+                           f"{_CPP[b.dtype.name]}")
+    _no_bool(a, "addmm_impl_cpu_")
+
+
+def _check_mv(sm, n, a, v):
+    """at::mv's checks: matrix shape sm, vector length n."""
+    if sm[1] != n:
+        raise RuntimeError(f"size mismatch, got input ({sm[0]}), mat ({_shape_str(sm)}), vec ({n})")
+    if a._data.dtype != v._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtname(v.dtype)}, "
+                           f"{_dtname(a.dtype)}, and {_dtname(v.dtype)}")
+    _no_bool(a, "addmv_impl_cpu")
+
+
+def _check_bmm(sa, sb, a, b):
+    """at::bmm's checks on (broadcast, flattened) shapes (B, n, m1) and (B, m2, p)."""
+    if sa[0] != sb[0] or sa[2] != sb[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+                           f"but got: [{sb[0]}, {sb[1]}].")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {_dtname(a.dtype)} but found {_dtname(b.dtype)}")
+    _no_bool(a, "bmm")
+
+
+def _check_dot(a, b, name="dot"):
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found {_dtname(a.dtype)} and "
+                           f"{_dtname(b.dtype)}")
+    if a._data.shape != b._data.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src "
+                           f"[{b._data.shape[0]}] to have the same number of elements, but got "
+                           f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively")
+    _no_bool(a, name)
+
+
 class MmBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b)
         return a._data @ b._data
 
     @staticmethod
@@ -48,7 +103,7 @@ class MmBackward0(Op):
 class BmmBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b)
         return np.matmul(a._data, b._data)
 
     @staticmethod
@@ -61,33 +116,37 @@ class BmmBackward0(Op):
 class DotBackward0(Op):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b)
         return np.asarray(np.dot(a._data, b._data))
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        return g * b, g * a
+        n = ctx.needs_input_grad
+        return (g * b if n[0] else None), (g * a if n[1] else None)
 
 
 class MvBackward0(Op):
     @staticmethod
     def forward(ctx, a, v):
-        ctx.save_for_backward(a, v)
+        _save_operands(ctx, a, v)
         return a._data @ v._data
 
     @staticmethod
     def backward(ctx, g):
         a, v = ctx.saved_tensors
-        return g.unsqueeze(1) * v.unsqueeze(0), a.t().mv(g)
+        n = ctx.needs_input_grad
+        return (g.unsqueeze(1) * v.unsqueeze(0) if n[0] else None), (a.t().mv(g) if n[1] else None)
 
 
 class UnsafeViewBackward0(Op):
-    """Batched matmul (>= 3-D, or broadcast) computed in one NumPy call; backward via matmul."""
+    """matmul beyond 2-D (folded or batched), computed in one NumPy call; backward via matmul.
+    Subclasses only carry the node name PyTorch's decomposition ends with."""
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b)
+        ctx.a_nd, ctx.b_nd = a._data.ndim, b._data.ndim
         return np.matmul(a._data, b._data)
 
     @staticmethod
@@ -95,19 +154,19 @@ class UnsafeViewBackward0(Op):
         a, b = ctx.saved_tensors
         n = ctx.needs_input_grad
         ga = gb = None
-        if a.ndim == 1:
+        if ctx.a_nd == 1:
             # (k) @ (..., k, m) -> (..., m)
             if n[0]:
                 ga = (g.unsqueeze(-2).matmul(b.mT)).squeeze(-2)
             if n[1]:
                 gb = a.unsqueeze(-1) * g.unsqueeze(-2)
             return ga, gb
-        if b.ndim == 1:
+        if ctx.b_nd == 1:
             # (..., n, k) @ (k) -> (..., n)
             if n[0]:
                 ga = g.unsqueeze(-1) * b
             if n[1]:
-                gb = (a * g.unsqueeze(-1)).sum(dim=tuple(range(a.ndim - 1)))
+                gb = (a * g.unsqueeze(-1)).sum(dim=tuple(range(ctx.a_nd - 1)))
             return ga, gb
         if n[0]:
             ga = g.matmul(b.mT)
@@ -116,57 +175,113 @@ class UnsafeViewBackward0(Op):
         return ga, gb
 
 
-def _check_matmul(a, b):
-    if not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
-    if a._data.ndim == 0 or b._data.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a._data.ndim}D and "
-                           f"{b._data.ndim}D")
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
-    ka = a._data.shape[-1]
-    kb = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
-    if ka != kb:
-        if a._data.ndim == 1 and b._data.ndim == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src "
-                               f"[{b._data.shape[0]}] to have the same number of elements, but got "
-                               f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively")
-        if b._data.ndim == 1:
-            raise RuntimeError(f"size mismatch, got input ({a._data.shape[-2]}), mat ({_shape_str(a._data.shape[-2:])}), "
-                               f"vec ({b._data.shape[0]})")
-        sa = a._data.shape if a._data.ndim > 1 else (1,) + a._data.shape
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str((int(np.prod(sa[:-1])), sa[-1]))} "
-                           f"and {_shape_str(b._data.shape[-2:])})")
-    if a._data.ndim > 2 or b._data.ndim > 2:
-        ba = a._data.shape[:-2]
-        bb = b._data.shape[:-2]
-        try:
-            np.broadcast_shapes(ba, bb)
-        except ValueError:
-            from .pointwise import _broadcast_error
-            raise _broadcast_error(np.empty(ba), np.empty(bb)) from None
+class SqueezeBackward4(UnsafeViewBackward0):
+    """1-D @ 2-D: PyTorch computes unsqueeze(0).mm(...).squeeze_(0)."""
+
+
+class CloneBackward0(UnsafeViewBackward0):
+    """2-D @ N-D folded through the transpose: PyTorch ends with .mT.contiguous()."""
+
+
+def _elem_strides(t, transpose_last=False):
+    shape = list(t._data.shape)
+    st = [s // t._data.itemsize for s in t._data.strides]
+    if transpose_last:
+        shape[-1], shape[-2] = shape[-2], shape[-1]
+        st[-1], st[-2] = st[-2], st[-1]
+    return shape, st
+
+
+def _should_fold(t1, t2):
+    """PyTorch's should_fold: fold the N-D operand into a matrix and use mm/mv instead of bmm."""
+    larger = t1._data.ndim >= t2._data.ndim
+    big, small = (t1, t2) if larger else (t2, t1)
+    if not (big._data.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if t1._data.ndim == 2:
+        return False
+    if big._data.size == 0:
+        return True
+    shape, st = _elem_strides(big, transpose_last=not larger)
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
 @register(category="linalg", methods=("matmul", "__matmul__"))
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's rules: 1-D x 1-D dot, 2-D mm, 1-D prepended/appended, batched broadcast."""
-    _check_matmul(input, other)
-    if input._data.ndim > 2 or other._data.ndim > 2:
-        from ..creation import check_alloc
-        sa, sb = input._data.shape, other._data.shape
-        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
-        check_alloc(batch + (sa[-2] if len(sa) > 1 else 1, sb[-1] if len(sb) > 1 else 1), input.dtype)
-    na, nb = input._data.ndim, other._data.ndim
-    if na == 1 and nb == 1:
-        r = DotBackward0.apply(input, other)
-    elif na == 2 and nb == 2:
-        r = MmBackward0.apply(input, other)
-    elif na == 2 and nb == 1:
-        r = MvBackward0.apply(input, other)
-    else:
-        r = UnsafeViewBackward0.apply(input, other)
     from .pointwise import _out
-    return _out(r, out)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _out(_matmul(input, other), out)
+
+
+def _matmul(a, b):
+    da, db = a._data.ndim, b._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    sa, sb = a._data.shape, b._data.shape
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    if da == 1 and db == 2:
+        _check_mm((1,) + sa, sb, a, b)
+        return SqueezeBackward4.apply(a, b)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if _should_fold(a, b):
+        if da >= db:                       # fold a's batch into its rows
+            rows = int(np.prod(sa[:-1]))
+            if db == 2:
+                _check_mm((rows, sa[-1]), sb, a, b)
+            else:
+                _check_mv((rows, sa[-1]), sb[0], a, b)
+            node = UnsafeViewBackward0
+        else:                              # fold b.mT; a (1-D / 2-D) goes on the right
+            rows = int(np.prod(sb[:-2])) * sb[-1]
+            if da == 2:
+                _check_mm((rows, sb[-2]), (sa[1], sa[0]), b, a)
+                # the result is (...).mT.contiguous(): a copy unless it already is contiguous
+                node = UnsafeViewBackward0 if (sa[0] == 1 or sb[-1] == 1 or rows * sa[0] == 0) else CloneBackward0
+            else:
+                _check_mv((rows, sb[-2]), sa[0], b, a)
+                node = UnsafeViewBackward0
+        _check_result_alloc(a, b)
+        return node.apply(a, b)
+    # batched: broadcast the batch dims and use bmm
+    if da == 3 and db == 3 and sa[0] != sb[0]:
+        if sa[0] == 1 and a._requires_grad:
+            return _matmul_squeezed(a, b, 0)
+        if sb[0] == 1 and b._requires_grad:
+            return _matmul_squeezed(a, b, 1)
+    ba, bb = sa[:-2], sb[:-2]
+    try:
+        batch = np.broadcast_shapes(ba, bb)
+    except ValueError:
+        from .pointwise import _broadcast_error
+        raise _broadcast_error(np.empty(ba), np.empty(bb)) from None
+    B = int(np.prod(batch))
+    n = sa[-2] if da > 1 else 1
+    p = sb[-1] if db > 1 else 1
+    m2 = sb[-2] if db > 1 else sb[0]
+    _check_bmm((B, n, sa[-1]), (B, m2, p), a, b)
+    _check_result_alloc(a, b)
+    return UnsafeViewBackward0.apply(a, b)
+
+
+def _matmul_squeezed(a, b, which):
+    """PyTorch squeezes a size-1 batch of a 3-D operand that requires grad, so the matmul folds;
+    the result keeps the broadcast shape and the gradient keeps the operand's shape."""
+    return _matmul(a.squeeze(0), b) if which == 0 else _matmul(a, b.squeeze(0))
+
+
+def _check_result_alloc(a, b):
+    from ..creation import check_alloc
+    sa, sb = a._data.shape, b._data.shape
+    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    check_alloc(batch + ((sa[-2],) if len(sa) > 1 else ()) + ((sb[-1],) if len(sb) > 1 else ()), a.dtype)
 
 
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
@@ -175,67 +290,116 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 @register(category="linalg", methods=("mm",))
 def mm(input, mat2, *, out=None):
     """2-D matrix product."""
+    from .pointwise import _out
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    _check_matmul(input, mat2)
-    from .pointwise import _out
+    _check_mm(input._data.shape, mat2._data.shape, input, mat2)
     return _out(MmBackward0.apply(input, mat2), out)
 
 
 @register(category="linalg", methods=("bmm",))
 def bmm(input, mat2, *, out=None):
     """Batched 3-D matrix product (no broadcasting)."""
-    if input._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
-    if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    if input._data.shape[0] != mat2._data.shape[0] or input._data.shape[2] != mat2._data.shape[1]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
-                           f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
-    _check_same_dtype(input, mat2, "bmm")
     from .pointwise import _out
+    if input._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    _check_bmm(input._data.shape, mat2._data.shape, input, mat2)
     return _out(BmmBackward0.apply(input, mat2), out)
 
 
 @register(category="linalg", methods=("mv",))
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
+    from .pointwise import _out
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, {vec._data.ndim}")
-    _check_matmul(input, vec)
-    return MvBackward0.apply(input, vec)
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+    _check_mv(input._data.shape, vec._data.shape[0], input, vec)
+    return _out(MvBackward0.apply(input, vec), out)
 
 
-@register(category="linalg", methods=("dot", "inner"))
+@register(category="linalg", methods=("dot",))
 def dot(input, other, *, out=None):
     """Dot product of two 1-D tensors of the same size and dtype."""
-    if input._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
-    if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_dtname(input.dtype)} and "
-                           f"{_dtname(other.dtype)}")
-    if input._data.shape != other._data.shape:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and src "
-                           f"[{other._data.shape[0]}] to have the same number of elements, but got "
-                           f"{input._data.shape[0]} and {other._data.shape[0]} elements respectively")
-    return DotBackward0.apply(input, other)
+    from .pointwise import _out
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dot(): argument 'tensor' (position 2) must be Tensor, not {type(other).__name__}")
+    _check_dot(input, other)
+    return _out(DotBackward0.apply(input, other), out)
+
+
+@register(category="linalg", methods=("inner",))
+def inner(input, other, *, out=None):
+    """Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot."""
+    from .pointwise import _out
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return _out(input * other, out)
+    k1, k2 = input._data.shape[-1], other._data.shape[-1]
+    if k1 != k2:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input._data.shape)} and {list(other._data.shape)}")
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return _out(dot(input, other), out)
+    r = input.reshape(-1, k1).mm(other.reshape(-1, k2).t())
+    return _out(r.reshape(tuple(input._data.shape[:-1]) + tuple(other._data.shape[:-1])), out)
 
 
 @register(category="linalg", methods=("outer", "ger"))
 def outer(input, vec2, *, out=None):
     """Outer product of two 1-D tensors: out[i][j] = input[i] * vec2[j]."""
-    if input._data.ndim != 1 or vec2._data.ndim != 1:
+    from .pointwise import _out
+    if input._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
-    return input.unsqueeze(1) * vec2.unsqueeze(0)
+    if vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    return _out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
+
+
+class AddmmBackward0(Op):
+    """beta * input + alpha * (mat1 @ mat2)."""
+
+    @staticmethod
+    def forward(ctx, input, mat1, mat2, beta, alpha):
+        ng = ctx.needs_input_grad
+        if ng:
+            ctx.save_for_backward(mat1 if ng[2] else None, mat2 if ng[1] else None)
+        ctx.beta, ctx.alpha = beta, alpha
+        prod = mat1._data @ mat2._data
+        with np.errstate(all="ignore"):
+            r = (prod if alpha == 1 else prod * alpha) + (input._data if beta == 1 else input._data * beta)
+        return np.asarray(r, dtype=prod.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        m1, m2 = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        ga = (g if ctx.beta == 1 else g * ctx.beta) if n[0] else None
+        g1 = g.mm(m2.t()) if n[1] else None
+        g2 = m1.t().mm(g) if n[2] else None
+        if ctx.alpha != 1:
+            g1 = g1 * ctx.alpha if g1 is not None else None
+            g2 = g2 * ctx.alpha if g2 is not None else None
+        return ga, g1, g2
 
 
 @register(category="linalg", methods=("addmm",))
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """beta * input + alpha * (mat1 @ mat2)."""
-    p = mm(mat1, mat2)
-    if alpha != 1:
-        p = p * alpha
-    return (input * beta if beta != 1 else input) + p
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
+    from .pointwise import _out
+    if mat1._data.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got " + f"{mat2._data.ndim}-D tensor")
+    _check_mm(mat1._data.shape, mat2._data.shape, mat1, mat2)
+    shape = (mat1._data.shape[0], mat2._data.shape[1])
+    try:
+        if np.broadcast_shapes(input._data.shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({input._data.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
+                           f"[{shape[0]}, {shape[1]}].  Tensor sizes: {list(input._data.shape)}") from None
+    return _out(AddmmBackward0.apply(input, mat1, mat2, beta, alpha), out)
