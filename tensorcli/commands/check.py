@@ -1,0 +1,128 @@
+"""`tensorcli check FILE_OR_DIR...`: run the cases of TOML/JSON case files (scripted checks for CI).
+
+Exit status: 0 when every case passes (skipped cases allowed), 1 when a case fails or errors,
+2 when a case file is malformed (the message names the file, the case and the field), a path does
+not exist, -k matches no case, or --against-torch is given without PyTorch installed. The case-file format is
+documented in ``tensorcli/checks.py`` and docs; ``examples/`` holds working case files.
+"""
+from __future__ import annotations
+
+from typing import Annotated, List, Optional
+
+import typer
+
+from . import DebugOpt, JsonOpt, NoColorOpt
+
+HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
+
+A case names an op (called through core's registry with the case's fields as arguments), an expression (the safe expression language of `tensorcli grad`, with let bindings) or a model spec, and what to expect: a value (expect), expect_dtype, expect_shape, gradients (expect_grad, after backward with an optional gradient), hook gradients (expect_hooks), an error (expect_error / expect_error_type) or memory figures (expect_memory). Tensor fields take literals or data files (.npy/.npz[:key]/.json, relative to the case file; never unpickled). See examples/README.md.
+
+Example case file:
+
+  [[case]]
+  name = "labels to probabilities"
+  op = "gather"
+  input = [[0.2, 0.3, 0.5], [0.1, 0.8, 0.1]]
+  dim = 1
+  index = "labels.npy"
+  expect = [[0.5], [0.8]]
+
+  [[case]]
+  name = "backward with gradient weights"
+  expr = "2 * x ** 2"
+  let = {x = [1.0, 1.0, 1.0]}
+  requires_grad = ["x"]
+  gradient = [0.1, 1.0, 0.0001]
+  expect_grad = {x = [0.4, 4.0, 0.0004]}
+
+Examples:
+
+  tensorcli check examples/
+  tensorcli check cases.toml -k gather --fail-fast
+  tensorcli check examples/ --junit report.xml --against-torch
+
+Directories contribute their *.toml and *.json files (sorted, not recursive).
+"""
+
+
+def _help():
+    from tensorcli.app import _escape   # Rich markup: '[[case]]' must print as written
+    return _escape(HELP)
+
+
+def register(app):
+    @app.command("check", help=_help(), rich_help_panel="inspect")
+    def check(
+        paths: Annotated[List[str], typer.Argument(metavar="FILE_OR_DIR", show_default=False,
+                                                   help="Case files (.toml/.json) or directories of them.")],
+        junit: Annotated[Optional[str], typer.Option(
+            "--junit", metavar="PATH", help="Also write a JUnit XML report to PATH.")] = None,
+        json_: JsonOpt = False,
+        keyword: Annotated[Optional[List[str]], typer.Option(
+            "-k", metavar="PATTERN",
+            help="Run only cases whose 'file::name' contains PATTERN (a glob if it has * ? [); repeatable.")
+        ] = None,
+        fail_fast: Annotated[bool, typer.Option("--fail-fast", "-x",
+                                                help="Stop after the first failing case.")] = False,
+        against_torch: Annotated[bool, typer.Option(
+            "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
+        ] = False,
+        debug: DebugOpt = False,
+        no_color: NoColorOpt = False,
+    ):
+        import sys
+        from tensorcli import checks, io, render
+        from tensorcli.errors import CliError, report as report_error
+
+        try:
+            files, cases, errors = checks.load_paths(paths)
+        except checks.CaseFileError as e:
+            raise CliError(None, str(e)) from None
+        if errors:
+            if json_:
+                sys.stdout.write(io.dumps(checks.malformed_json(errors)) + "\n")
+            if junit:
+                _write(junit, checks.malformed_junit(errors))
+            for e in errors[:-1]:
+                report_error(CliError(None, str(e)))
+            raise CliError(None, str(errors[-1]))
+        if against_torch:
+            try:
+                checks._engine("torch")
+            except checks.TorchUnavailable as e:
+                raise CliError("--against-torch", f"PyTorch is not installed, so cases cannot be compared "
+                                                  f"with it ({e})") from None
+
+        chosen = checks.select(cases, keyword or ())
+        if not chosen:
+            raise CliError("-k", f"no case matches {' / '.join(keyword or ())} (of {len(cases)} cases)")
+        con = None if json_ else render.console(no_color)
+        progress = None
+        if con is not None:
+            def progress(r):
+                con.print(checks.render_line(r), soft_wrap=True)
+        import gc
+        gc.collect()
+        gc.freeze()   # core.memory's gc.collect() calls then skip the modules' objects (torch's: ~1 s)
+        try:
+            rep = checks.run(chosen, against_torch=against_torch, fail_fast=fail_fast, files=files,
+                             deselected=len(cases) - len(chosen), progress=progress)
+        finally:
+            gc.unfreeze()
+        if junit:
+            _write(junit, checks.to_junit(rep))
+        if json_:
+            sys.stdout.write(io.dumps(checks.to_json(rep)) + "\n")
+        else:
+            checks.render(rep, con, lines=False)
+        if rep.exit_code:
+            raise typer.Exit(rep.exit_code)
+
+
+def _write(path, text):
+    from tensorcli.errors import CliError
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CliError("--junit", f"cannot write {path}: {e.strerror or e}") from None
