@@ -1,0 +1,44 @@
+"""`Parameter`: a Tensor subclass that a Module registers as a learnable weight
+(PyTorch's torch.nn.Parameter: requires_grad=True by default, shares the data and
+version counter of the tensor it wraps, prints as "Parameter containing:\\n...")."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """Parameter(data=None, requires_grad=True): a leaf tensor that Modules collect in parameters()."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .. import dtypes
+            data = Tensor._make(np.zeros((0,), dtype=dtypes.get_default_dtype().np))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                            f"{type(data).__name__}")
+        t = cls._make(data._data)
+        t._vc = data._vc            # like data.detach(): same storage, same version counter
+        t._inference = data._inference
+        if requires_grad:
+            if data._data.dtype.kind != "f":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            t._requires_grad = True
+        return t
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self, *, tensor_contents=None):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(Tensor._make(self._data.copy()), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("core tensors are not picklable")
