@@ -179,9 +179,9 @@ def test_expression_mode_with_let():
                  "--let", "w=[[0.5], [0.25]]", "--requires-grad", "w", "--batches", "3", "--keep-outputs",
                  "--modes", "grad,no_grad")
     g = d["modes"]["grad"]
-    # x (held, 16 B) and w (parameter, 8 B) once; each batch's relu output (graph) and sigmoid
-    # output (a kept result, so held)
-    assert (g["parameter_bytes"], g["graph_bytes"], g["held_bytes"]) == (8, 24, 16 + 24)
+    # x (held, 16 B) once (w is not saved: x needs no gradient, as in torch); each batch's relu
+    # output (graph) and sigmoid output (a kept result, so held)
+    assert (g["parameter_bytes"], g["graph_bytes"], g["held_bytes"]) == (0, 24, 16 + 24)
     assert d["modes"]["no_grad"]["saved_bytes"] == 0 and d["source"]["expr"].startswith("y =")
 
 

@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
+from ..ops.linalg import AddmmBackward0
 from ..autograd.grad_mode import STATE, no_grad
 from ..tensor import Size, Tensor, _wrap_dim
 
@@ -282,50 +283,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # -- linear -----------------------------------------------------------------------------------------
 
-class AddmmBackward0(Op):
-    """bias + mat1 @ mat2 in one BLAS call (F.linear's 2-D path: addmm(bias, input, weight.t()))."""
-
-    @staticmethod
-    def forward(ctx, bias, mat1, mat2):
-        ctx.save_for_backward(mat1, mat2)
-        ctx.bias_shape = bias._data.shape
-        out = mat1._data @ mat2._data
-        out += bias._data
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        mat1, mat2 = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        gb = None
-        if n[0]:
-            bs = ctx.bias_shape
-            if len(bs) == 1:
-                gb = g.sum(0)
-            elif len(bs) == 2 and bs[0] == 1 and g.shape[0] != 1:
-                gb = g.sum(0, keepdim=True)
-            else:
-                gb = g
-        g1 = g.mm(mat2.t()) if n[1] else None
-        g2 = mat1.t().mm(g) if n[2] else None
-        return gb, g1, g2
-
-    @staticmethod
-    def backward_np(ctx, g):
-        mat1, mat2 = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        gb = None
-        if n[0]:
-            bs = ctx.bias_shape
-            if len(bs) == 1:
-                gb = g.sum(0)
-            elif len(bs) == 2 and bs[0] == 1 and g.shape[0] != 1:
-                gb = g.sum(0, keepdims=True)
-            else:
-                gb = g
-        return gb, (g @ mat2._data.T if n[1] else None), (mat1._data.T @ g if n[2] else None)
-
-
 def linear(input, weight, bias=None):
     """input @ weight.T + bias. 2-D input with bias is one addmm (AddmmBackward0), like PyTorch."""
     if input._data.ndim == 0 or weight._data.ndim == 0:
@@ -348,7 +305,7 @@ def linear(input, weight, bias=None):
     out_f = weight._data.shape[0]
     if input._data.ndim == 2:
         _check_bias_broadcast(bias, (input._data.shape[0], out_f))
-        return AddmmBackward0.apply(bias, input, weight.t())
+        return AddmmBackward0.apply(bias, input, weight.t(), 1, 1)
     lead = input._data.shape[:-1]
     flat = input._data.view()
     try:
@@ -356,7 +313,7 @@ def linear(input, weight, bias=None):
     except AttributeError:   # not viewable: matmul + add, as PyTorch does for non-contiguous input
         return input.matmul(weight.t()) + bias
     _check_bias_broadcast(bias, (flat.shape[0], out_f))
-    r = AddmmBackward0.apply(bias, input.reshape(-1, k), weight.t())
+    r = AddmmBackward0.apply(bias, input.reshape(-1, k), weight.t(), 1, 1)
     return r.view(lead + (out_f,))
 
 
@@ -1106,13 +1063,11 @@ class NativeBatchNormBackward0(Op):
             with no_grad():
                 if running_mean is not None:
                     rm = running_mean._data
-                    rm[...] = (1 - momentum) * rm + momentum * mean
-                    running_mean._vc[0] += 1
+                    rm[...] = (1 - momentum) * rm + momentum * mean   # like torch: no version bump
                 if running_var is not None:
                     rv = running_var._data
                     unbiased = var * n / (n - 1) if n > 1 else np.full_like(var, np.nan)
                     rv[...] = (1 - momentum) * rv + momentum * unbiased
-                    running_var._vc[0] += 1
             invstd = 1.0 / np.sqrt(var + eps)
             mean_x = mean.astype(x.dtype)
         else:
@@ -1125,13 +1080,14 @@ class NativeBatchNormBackward0(Op):
         out = xc * scale.reshape(bshape)
         if bias is not None:
             out += bias._data.reshape(bshape)
-        ctx.save_for_backward(input, weight, _make(mean_x), _make(invstd.astype(x.dtype)))
+        # torch's NativeBatchNormBackward0 also saves the running stats (by reference)
+        ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd.astype(x.dtype)))
         ctx.meta = (training, eps, axes, bshape)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        x, w, mean, invstd = ctx.saved_tensors
+        x, w, _, _, mean, invstd = ctx.saved_tensors
         training, eps, axes, bshape = ctx.meta
         need = ctx.needs_input_grad
         if training and STATE.grad_enabled:
@@ -1157,7 +1113,7 @@ class NativeBatchNormBackward0(Op):
 
     @staticmethod
     def backward_np(ctx, g):
-        x, w, mean, invstd = ctx.saved_tensors
+        x, w, _, _, mean, invstd = ctx.saved_tensors
         training, eps, axes, bshape = ctx.meta
         need = ctx.needs_input_grad
         invstd_b = invstd._data.reshape(bshape)

@@ -359,18 +359,24 @@ def outer(input, vec2, *, out=None):
 
 
 class AddmmBackward0(Op):
-    """beta * input + alpha * (mat1 @ mat2)."""
+    """beta * input + alpha * (mat1 @ mat2) in one BLAS call; also F.linear's 2-D path
+    (addmm(bias, input, weight.t())). Saves each matrix only if the other needs a gradient."""
 
     @staticmethod
-    def forward(ctx, input, mat1, mat2, beta, alpha):
+    def forward(ctx, input, mat1, mat2, beta=1, alpha=1):
         ng = ctx.needs_input_grad
         if ng:
             ctx.save_for_backward(mat1 if ng[2] else None, mat2 if ng[1] else None)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = mat1._data @ mat2._data
+        out = mat1._data @ mat2._data
         with np.errstate(all="ignore"):
-            r = (prod if alpha == 1 else prod * alpha) + (input._data if beta == 1 else input._data * beta)
-        return np.asarray(r, dtype=prod.dtype)
+            if alpha != 1:
+                out *= alpha
+            if beta == 1:
+                out += input._data
+            elif beta != 0:
+                out += input._data * beta
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -382,6 +388,16 @@ class AddmmBackward0(Op):
         if ctx.alpha != 1:
             g1 = g1 * ctx.alpha if g1 is not None else None
             g2 = g2 * ctx.alpha if g2 is not None else None
+        return ga, g1, g2
+
+    @staticmethod
+    def backward_np(ctx, g):
+        m1, m2 = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        a = ctx.alpha
+        ga = (g if ctx.beta == 1 else g * ctx.beta) if n[0] else None
+        g1 = (g @ m2._data.T) * a if n[1] else None
+        g2 = (m1._data.T @ g) * a if n[2] else None
         return ga, g1, g2
 
 
