@@ -49,115 +49,221 @@ def check_alloc(shape, dtype):
     return _check_alloc(shape, dtype)
 
 
-def _parse_size(size):
-    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
+_FACTORY_RG_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _set_requires_grad(t):
+    """requires_grad=True on a factory (PyTorch's wording differs from Tensor.requires_grad_)."""
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(_FACTORY_RG_MSG)
+    t.requires_grad_(True)
+    return t
+
+
+def _parse_size(size, fn="zeros"):
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])); PyTorch's TypeErrors otherwise."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
+    elif len(size) == 1 and not _is_int(size[0]):
+        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
     out = []
     for s in size:
-        if isinstance(s, Tensor):
+        if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
             s = s.item()
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element of type "
-                            f"{type(s).__name__} at pos {len(out)}")
+        if not _is_int(s):
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {len(out) + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
         out.append(int(s))
     return tuple(out)
 
 
-# -- inference from Python data ----------------------------------------------------------
-
-def _infer(data):
-    """(shape, category) of nested Python data: category 0 bool, 1 int, 2 float, or a numpy/core dtype."""
-    if isinstance(data, Tensor):
-        return data._data.shape, data.dtype
-    if isinstance(data, np.ndarray):
-        return data.shape, _dt.from_numpy_dtype(data.dtype)
-    if isinstance(data, (bool, np.bool_)):
-        return (), 0
-    if isinstance(data, (int, np.integer)):
-        return (), 1 if not isinstance(data, np.integer) else _dt.from_numpy_dtype(data.dtype)
-    if isinstance(data, (float, np.floating)):
-        return (), 2 if not isinstance(data, np.floating) else _dt.from_numpy_dtype(data.dtype)
-    if isinstance(data, (list, tuple)):
-        if len(data) == 0:
-            return (0,), None
-        shapes = []
-        cat = None
-        for item in data:
-            if isinstance(item, Tensor) and item._data.ndim > 0 and item._data.size != 1:
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            if isinstance(item, (str, bytes)):
-                raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
-            if item is None:
-                raise TypeError("must be real number, not NoneType")
-            s, c = _infer(item)
-            shapes.append(s)
-            cat = _merge_cat(cat, c)
-        first = shapes[0]
-        for s in shapes[1:]:
-            if s != first:
-                dim = 1
-                for a, b in zip(first, s):
-                    if a != b:
-                        break
-                    dim += 1
-                got = s[dim - 1] if dim - 1 < len(s) else 0
-                exp = first[dim - 1] if dim - 1 < len(first) else 0
-                if len(s) != len(first) and (dim - 1 >= len(s) or dim - 1 >= len(first)):
-                    raise ValueError(f"expected sequence of length {exp} at dim {dim} (got {got})")
-                raise ValueError(f"expected sequence of length {exp} at dim {dim} (got {got})")
-        return (len(data),) + tuple(first), cat
-    if isinstance(data, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+def _is_int(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def _merge_cat(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    ra = a if isinstance(a, int) else a._rank
-    rb = b if isinstance(b, int) else b._rank
-    if isinstance(a, _dt.dtype) and isinstance(b, _dt.dtype):
-        return _dt.promote_types(a, b)
-    if ra == rb:
-        return a if isinstance(a, _dt.dtype) else b
-    return a if ra > rb else b
+# -- inference from Python data (a port of torch/csrc/utils/tensor_new.cpp) -----------------
+#
+# PyTorch works in three passes, and the order decides which error a bad input gets:
+# compute_sizes (follow the first element down), infer_scalar_type (promote over every
+# element), recursive_store (check every sequence's length, convert each scalar).
+
+_MAX_DIMS = 64
+_SEQ_TYPES = (list, tuple, range)
 
 
-def _default_for(cat):
-    if cat is None:
+def _compute_sizes(data):
+    sizes = []
+    obj = data
+    while True:
+        if isinstance(obj, _SEQ_TYPES):
+            n = len(obj)
+            sizes.append(n)
+            if n == 0:
+                break
+            obj = obj[0]
+        elif isinstance(obj, np.ndarray):
+            if obj.ndim == 0:
+                raise TypeError("len() of unsized object")
+            for s in obj.shape:
+                sizes.append(int(s))
+                if s == 0:
+                    break
+            break
+        elif isinstance(obj, str):
+            raise ValueError("too many dimensions 'str'")
+        else:
+            break
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(obj).__name__}'")
+    return tuple(sizes)
+
+
+_PY_SCALAR = {bool: _dt.bool_, int: _dt.int64}
+
+
+def _infer_dtype(obj):
+    """PyTorch's infer_scalar_type: Python int -> int64, float -> default float, bool -> bool,
+    NumPy arrays/scalars and tensors keep their dtype; sequences promote over their items."""
+    t = type(obj)
+    if t is float:
         return _dt.get_default_dtype()
-    if isinstance(cat, _dt.dtype):
-        return cat
-    return (_dt.bool_, _dt.int64, _dt.get_default_dtype())[cat]
+    d = _PY_SCALAR.get(t)
+    if d is not None:
+        return d
+    if isinstance(obj, Tensor):
+        return obj.dtype
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return _dt.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    if isinstance(obj, _SEQ_TYPES):
+        if len(obj) == 0:
+            return _dt.get_default_dtype()
+        if isinstance(obj, range):
+            return _dt.int64
+        kinds = set(map(type, obj))
+        if kinds <= {bool, int, float}:   # fast path for flat lists of Python numbers
+            if float in kinds:
+                return _dt.get_default_dtype()
+            return _dt.int64 if int in kinds else _dt.bool_
+        res = None
+        for item in obj:
+            if item is obj:
+                raise TypeError("new(): self-referential lists are incompatible")
+            d = _infer_dtype(item)
+            res = d if res is None else _dt.promote_types(res, d)
+        return res
+    if isinstance(obj, (bool, int, float)):  # subclasses of Python numbers
+        return _infer_dtype(t.__mro__[-2](obj))
+    raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
 def _to_plain(data):
     if isinstance(data, Tensor):
-        return data._data
+        return data._data if data._data.ndim else data._data[()]
     if isinstance(data, (list, tuple)):
         return [_to_plain(x) for x in data]
     return data
 
 
+def _leaf_value(obj, dt):
+    """store_scalar: one element as a Python/NumPy number, with PyTorch's errors."""
+    if isinstance(obj, Tensor):
+        if obj._data.size != 1:
+            if dt.is_floating_point:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return obj._data.reshape(()).item()
+    if isinstance(obj, (bool, int, float, np.number, np.bool_)):
+        return obj
+    if dt.is_floating_point:
+        raise TypeError(f"must be real number, not {type(obj).__name__}")
+    raise TypeError(f"'{type(obj).__name__}' object cannot be interpreted as an integer")
+
+
+def _store(obj, sizes, dim, dt, out):
+    """recursive_store: validate lengths dim by dim, collecting leaf values in order."""
+    if dim == len(sizes):
+        out.append(_leaf_value(obj, dt))
+        return
+    if isinstance(obj, Tensor) and obj._data.ndim:
+        obj = list(obj._data)
+    elif isinstance(obj, np.ndarray) and obj.ndim:
+        obj = list(obj)
+    elif not isinstance(obj, _SEQ_TYPES):
+        raise TypeError("not a sequence")
+    n = sizes[dim]
+    if len(obj) != n:
+        raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(obj)})")
+    for item in obj:
+        _store(item, sizes, dim + 1, dt, out)
+
+
+def _has_big_int(obj):
+    if type(obj) is int:
+        return not (-2 ** 63 <= obj < 2 ** 63)
+    if isinstance(obj, (list, tuple)):
+        return any(_has_big_int(x) for x in obj)
+    return False
+
+
+def _cast_checked(arr, dt, data):
+    """Convert to dt like PyTorch's store_scalar: floats -> ints truncate but must fit,
+    Python ints must fit int64 (and the target; uint8 also takes -255..-1 and wraps)."""
+    if dt.is_floating_point or dt is _dt.bool_:
+        with np.errstate(all="ignore"):
+            return arr.astype(np.float64 if arr.dtype == object else arr.dtype).astype(dt.np)
+    if arr.dtype.kind in "Ouf" and _has_big_int(data):
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(dt.np)
+    if arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr < info.min) | (arr >= float(int(info.max) + 1))
+        if bad.any():
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        return np.trunc(arr).astype(dt.np)
+    if arr.dtype.kind in "iu" and arr.dtype != dt.np:
+        lo = -int(info.max) if info.min == 0 else int(info.min)
+        if (arr < lo).any() or (arr > info.max).any():
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    return arr.astype(dt.np)
+
+
 def _array_from_data(data, dtype=None):
-    shape, cat = _infer(data)
-    dt = _dt.as_dtype(dtype) if dtype is not None else _default_for(cat)
-    _check_alloc(shape, dt)
-    if isinstance(data, np.ndarray):
-        return np.array(data, dtype=dt.np, copy=True)
+    """NumPy array for torch.tensor(data, dtype): PyTorch's inference, shapes and errors."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, Tensor):
+        dt = _dt.as_dtype(dtype) if dtype is not None else data.dtype
+        _check_alloc(data._data.shape, dt)
         return np.array(data._data, dtype=dt.np, copy=True)
-    plain = _to_plain(data)
+    if isinstance(data, np.ndarray):
+        src = _dt.from_numpy_dtype(data.dtype)
+        dt = _dt.as_dtype(dtype) if dtype is not None else src
+        _check_alloc(data.shape, dt)
+        return np.array(data, dtype=dt.np, copy=True)
+    sizes = _compute_sizes(data)
+    dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    _check_alloc(sizes, dt)
+    if 0 in sizes:
+        return np.zeros(sizes, dtype=dt.np)
+    arr = None
     try:
-        arr = np.array(plain, dtype=dt.np)
-    except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") from None
-    if arr.shape != shape:
-        arr = arr.reshape(shape)
-    return arr
+        with np.errstate(all="ignore"):
+            arr = np.array(_to_plain(data))
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if arr is None or arr.shape != sizes or arr.dtype.kind not in "biufO" or \
+            (arr.dtype == object and not _all_numbers(arr)):
+        flat = []
+        _store(data, sizes, 0, dt, flat)
+        arr = np.array(flat).reshape(sizes)
+    return _cast_checked(arr, dt, data)
+
+
+def _all_numbers(arr):
+    return all(isinstance(x, (int, float, np.number)) for x in arr.flat)
 
 
 @export
@@ -175,7 +281,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if requires_grad:
         if t._data.dtype.kind != "f":
             raise RuntimeError(_FACTORY_GRAD_MSG)
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
@@ -194,7 +300,7 @@ def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
     if copy:
         t = t.clone()
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
@@ -213,41 +319,58 @@ def from_numpy(ndarray):
 _FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-def _factory(size, dtype, default, requires_grad, fill):
-    shape = _parse_size(size)
+def _factory(size, dtype, default, requires_grad, fill, fn="zeros"):
+    shape = _parse_size(size, fn)
     dt = _dt.as_dtype(dtype) if dtype is not None else default
-    if requires_grad and not dt.is_floating_point:
-        raise RuntimeError(_FACTORY_GRAD_MSG)
     _check_alloc(shape, dt)
     t = Tensor._make(fill(shape, dt.np))
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
 @export
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros)
+    """Tensor of zeros (default float dtype)."""
+    shape = _parse_size(size, "zeros")
+    if any(d < 0 for d in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _factory((shape,), dtype, _dt.get_default_dtype(), requires_grad, np.zeros)
 
 
 @export
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones)
+    """Tensor of ones (default float dtype)."""
+    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones, "ones")
 
 
 @export
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros)
+    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros, "empty")
 
 
 @export
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """torch.full: dtype inferred from fill_value (bool, int64 or the default float)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    fill_value = _fill_scalar(fill_value, "full")
     default = _dt.scalar_dtype(fill_value)
-    return _factory((size,) if not isinstance(size, (int, np.integer)) else (size,), dtype, default,
-                    requires_grad, lambda s, d: np.full(s, fill_value, dtype=d))
+    return _factory((size,), dtype, default, requires_grad, lambda s, d: _fill(s, fill_value, d), "full")
+
+
+def _fill_scalar(v, fn):
+    if isinstance(v, Tensor) and v._data.ndim == 0:
+        return v.item()
+    if not isinstance(v, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not {type(v).__name__}")
+    return v
+
+
+def _fill(shape, value, npdt):
+    with np.errstate(all="ignore"):
+        return np.full(shape, value, dtype=npdt) if not isinstance(value, int) or npdt.kind != "u" or value >= 0 \
+            else np.full(shape, np.int64(value)).astype(npdt)
 
 
 def _like(t, dtype, requires_grad, fill):
@@ -272,7 +395,9 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 @export
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, lambda s, d: np.full(s, fill_value, dtype=d))
+    """Tensor shaped like input filled with fill_value, in input's dtype unless dtype is given."""
+    fill_value = _fill_scalar(fill_value, "full_like")
+    return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d))
 
 
 @export
@@ -282,10 +407,13 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    for v in (start, end):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     allint = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
     dt = _dt.as_dtype(dtype) if dtype is not None else (_dt.int64 if allint else _dt.get_default_dtype())
     n = max(0, math.ceil((end - start) / step))
@@ -296,39 +424,101 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         data = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
     t = Tensor._make(data)
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
+
+
+def _two_sum(a, b):
+    """s + e == a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a):
+    c = a * 134217729.0  # 2**27 + 1 (Dekker)
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma64(a, b, c):
+    """a * b + c with a single rounding, as the C++ compiler's fused multiply-add gives
+    (error-free transformations; exact except in astronomically rare double-rounding ties)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s, es = _two_sum(p, c)
+        r = s + (es + ep)
+    return np.where(np.isfinite(p) & np.isfinite(c), r, p + c)
+
+
+def _fma32(a, b, c):
+    """float32 a * b + c with one rounding: the product is exact in float64, the sum is kept as hi + lo."""
+    with np.errstate(all="ignore"):
+        hi, lo = _two_sum(a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64))
+        r = hi.astype(np.float32)
+        diff = hi - r.astype(np.float64)
+        up = np.nextafter(r, np.float32(np.inf))
+        dn = np.nextafter(r, np.float32(-np.inf))
+        # hi sits exactly half-way between two floats: lo decides which one the exact value is nearer
+        tie = (lo != 0) & ((diff == (up.astype(np.float64) - r) / 2) | (diff == (dn.astype(np.float64) - r) / 2)) \
+            & (diff != 0)
+        fix = tie & (np.sign(lo) == np.sign(diff))
+        return np.where(fix, np.where(diff > 0, up, dn), r)
+
+
+def _linspace_np(start, end, steps, dt):
+    """PyTorch's CPU linspace kernel: start + step * i for the first half, end - step * (steps - i - 1)
+    for the rest, with the multiply-add fused (float32/float64/int) or rounded per op (float16)."""
+    if steps == 0:
+        return np.zeros(0, dt.np)
+    if steps == 1:
+        return np.array([start], dtype=np.float64).astype(dt.np)
+    idx = np.arange(steps, dtype=np.int64)
+    half = steps // 2
+    first = idx < half
+    k = np.where(first, idx, steps - idx - 1)
+    if dt is _dt.float16:
+        T = np.float16
+        s, e = T(start), T(end)
+        step = (e - s) / T(steps - 1)
+        kt = k.astype(T)
+        return np.where(first, s + step * kt, e - step * kt).astype(T)
+    if dt is _dt.float32:
+        s, e = np.float32(start), np.float32(end)
+        step = np.float32((e - s) / np.float32(steps - 1))
+        kt = k.astype(np.float32)
+        sgn = np.where(first, step, -step).astype(np.float32)
+        return _fma32(sgn, kt, np.where(first, s, e).astype(np.float32))
+    if dt.is_floating_point:
+        s, e = float(start), float(end)
+    else:
+        s, e = float(int(start)), float(int(end))
+    step = (e - s) / (steps - 1)
+    sgn = np.where(first, step, -step)
+    r = _fma64(sgn, k.astype(np.float64), np.where(first, s, e))
+    if dt.is_floating_point:
+        return r
+    with np.errstate(all="ignore"):
+        return np.trunc(r).astype(dt.np)
 
 
 @export
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """torch.linspace: computed from both ends like PyTorch, so values match to the last bit."""
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
+    """torch.linspace: bit-identical to PyTorch's CPU kernel (fused multiply-add from either end)."""
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     _check_alloc((steps,), dt)
-    if steps == 1:
-        data = np.array([start], dtype=np.float64)
-    else:
-        step = (end - start) / (steps - 1)
-        i = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        data = np.where(i < half, start + step * i, end - step * (steps - i - 1))
-    if dt.is_floating_point:
-        w = np.float32 if dt.np == np.float32 else dt.np
-        if w == np.float32:
-            s32, e32 = np.float32(start), np.float32(end)
-            st32 = (e32 - s32) / np.float32(max(steps - 1, 1))
-            i = np.arange(steps, dtype=np.float32)
-            half = steps // 2
-            data = np.where(i < half, s32 + st32 * i, e32 - st32 * (np.float32(steps) - i - 1)) if steps > 1 \
-                else np.array([start], dtype=np.float32)
-        data = data.astype(dt.np)
-    else:
-        data = data.astype(dt.np)
-    t = Tensor._make(data)
+    t = Tensor._make(_linspace_np(start, end, int(steps), dt))
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
@@ -352,7 +542,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     _check_alloc((n, m), dt)
     t = Tensor._make(np.eye(n, m, dtype=dt.np))
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
@@ -410,7 +600,7 @@ def _rng(generator):
 def _float_dtype(dtype, fn):
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not dt.is_floating_point:
-        raise RuntimeError(f"\"{fn}\" not implemented for '{_long_name(dt)}'")
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{_long_name(dt)}'")
     return dt
 
 
@@ -423,14 +613,14 @@ def _long_name(dt):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     dt = _float_dtype(dtype, "check_uniform_bounds")
     return _factory(size, dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).random(s, dtype=np.float64).astype(d))
+                    lambda s, d: _rng(generator).random(s, dtype=np.float64).astype(d), "rand")
 
 
 @export
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     dt = _float_dtype(dtype, "normal_kernel_cpu")
     return _factory(size, dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).standard_normal(s).astype(d))
+                    lambda s, d: _rng(generator).standard_normal(s).astype(d), "randn")
 
 
 @export
@@ -449,7 +639,7 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     return _factory((size,), dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).integers(low, high, size=s).astype(d))
+                    lambda s, d: _rng(generator).integers(low, high, size=s).astype(d), "randint")
 
 
 @export
@@ -493,14 +683,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 def _legacy(dtype):
     def ctor(*args):
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
             src = args[0]
             if isinstance(src, Tensor):
                 if src.dtype is not dtype:
                     raise TypeError(f"expected {_dt.legacy_type_name(dtype)} (got {src.type()})")
                 return src
+            if not isinstance(src, (list, tuple, range, np.ndarray)):
+                raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")
             return Tensor._make(_array_from_data(src, dtype))
-        shape = _parse_size(args)
+        shape = _parse_size(args, "new")
         _check_alloc(shape, dtype)
         return Tensor._make(np.zeros(shape, dtype=dtype.np))
     ctor.__name__ = dtype._legacy

@@ -141,6 +141,8 @@ class Tensor:
 
     def stride(self, dim=None):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size == 0:  # NumPy reports 0 strides for empty arrays; PyTorch keeps contiguous ones
+            st = tuple(int(np.prod([max(n, 1) for n in self._data.shape[i + 1:]])) for i in range(self._data.ndim))
         if dim is None:
             return st
         return st[_wrap_dim(dim, self._data.ndim)]
@@ -481,7 +483,8 @@ class Tensor:
     def _repr_suffixes(self):
         suffixes = []
         if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+            # 'torch::autograd::CopySlices' prints as <CopySlices>, as in PyTorch
+            suffixes.append(f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return suffixes

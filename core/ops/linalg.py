@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .registry import register

@@ -65,7 +65,11 @@ def _call(fn, x, y, quiet):
                 return fn(x, y)
         return fn(x, y)
     except ValueError:
-        raise _broadcast_error(x, y) from None
+        try:
+            np.broadcast_shapes(np.shape(x), np.shape(y))
+        except ValueError:
+            raise _broadcast_error(x, y) from None
+        raise
 
 
 def _as_tensor(x, like=None):
@@ -114,9 +118,7 @@ class AddBackward0(_Binary):
 class SubBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        if (isinstance(a, Tensor) and a._data.dtype == np.bool_) and (not isinstance(b, Tensor) or b._data.dtype == np.bool_):
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
+        _check_sub(a, b)
         ctx.alpha = alpha
         if alpha != 1:
             return _binary(a, b, lambda x, y: x - y * alpha)
@@ -131,30 +133,76 @@ class SubBackward0(_Binary):
         return g, -g * ctx.alpha if ctx.alpha != 1 else -g
 
 
-class MulBackward0(_Binary):
+def _is_bool(x):
+    return x._data.dtype == np.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
+def _check_sub(a, b):
+    """PyTorch's sub_check: no bool operand (Python bools count) in subtraction."""
+    ba, bb = _is_bool(a), _is_bool(b)
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+class RsubBackward1(_Binary):
+    """scalar - alpha * tensor (PyTorch's rsub with a Scalar other)."""
+
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(*_tensors(a, b))
-        ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
-        ctx.a_s = None if ctx.a_t else a
-        ctx.b_s = None if ctx.b_t else b
-        return _binary(a, b, np.multiply, quiet=False)
+    def forward(ctx, a, other, alpha=1):
+        _check_sub(a, other)
+        ctx.alpha = alpha
+        if alpha != 1:
+            return _binary(other, a, lambda x, y: x - y * alpha)
+        return _binary(other, a, np.subtract, quiet=False)
 
     @staticmethod
     def backward(ctx, g):
-        saved = list(ctx.saved_tensors)
-        a = saved.pop(0) if ctx.a_t else ctx.a_s
-        b = saved.pop(0) if ctx.b_t else ctx.b_s
+        return (-g * ctx.alpha if ctx.alpha != 1 else -g), None
+
+
+class RsubBackward0(RsubBackward1):
+    """rsub(tensor, tensor): other - alpha * input."""
+
+    @staticmethod
+    def backward(ctx, g):
+        return (-g * ctx.alpha if ctx.alpha != 1 else -g), g
+
+
+class MulBackward0(_Binary):
+    """Saves each operand only if the other one needs a gradient (as PyTorch does)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ng = ctx.needs_input_grad
+        ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
+        ctx.a_s = None if ctx.a_t else a
+        ctx.b_s = None if ctx.b_t else b
+        if ng:
+            ctx.save_for_backward(a if ctx.a_t and ng[1] else None, b if ctx.b_t and ng[0] else None)
+        return _binary(a, b, np.multiply, quiet=False)
+
+    @staticmethod
+    def _operands(ctx):
+        sa, sb = ctx.saved_tensors
+        return (sa if ctx.a_t else ctx.a_s), (sb if ctx.b_t else ctx.b_s)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = MulBackward0._operands(ctx)
         ga = g * b if _g_for(ctx, 0) else None
         gb = g * a if _g_for(ctx, 1) else None
         return ga, gb
 
     @staticmethod
     def backward_np(ctx, g):
-        saved = list(ctx.saved_tensors)
-        a = saved.pop(0)._data if ctx.a_t else ctx.a_s
-        b = saved.pop(0)._data if ctx.b_t else ctx.b_s
-        return (g * b if _g_for(ctx, 0) else None), (g * a if _g_for(ctx, 1) else None)
+        a, b = MulBackward0._operands(ctx)
+        ga = g * (b._data if isinstance(b, Tensor) else b) if _g_for(ctx, 0) else None
+        gb = g * (a._data if isinstance(a, Tensor) else a) if _g_for(ctx, 1) else None
+        return ga, gb
 
 
 class DivBackward0(_Binary):
@@ -170,6 +218,11 @@ class DivBackward0(_Binary):
             if not dt.is_floating_point:
                 dt = _dt.get_default_dtype()
             return _binary(a, b, np.true_divide, dt)
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        if dt is _dt.bool_:
+            raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
         if not dt.is_floating_point:
             _check_int_div(b)
         if rounding_mode == "trunc":
@@ -178,7 +231,6 @@ class DivBackward0(_Binary):
             return _binary(a, b, lambda x, y: (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dt.np), dt)
         if rounding_mode == "floor":
             return _binary(a, b, _floor_div, dt)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
     @staticmethod
     def backward(ctx, g):
@@ -190,6 +242,29 @@ class DivBackward0(_Binary):
         ga = g / b if _g_for(ctx, 0) else None
         gb = -g * a / (b * b) if _g_for(ctx, 1) else None
         return ga, gb
+
+
+class DivBackward2(DivBackward0):
+    """div(a, b, rounding_mode=...): zero gradient for 'trunc'/'floor', true-division gradient for None."""
+
+
+def _not_implemented_node(opname):
+    """A node standing for an op PyTorch has no derivative for: named like PyTorch's, raising on backward."""
+
+    class NotImplementedBackward(_Binary):
+        @staticmethod
+        def forward(ctx, fn, *args):
+            return fn(*args)
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError(f"derivative for aten::{opname} is not implemented")
+
+        def name(self):
+            return "torch::autograd::NotImplemented"
+
+    NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
+    return NotImplementedBackward
 
 
 def _floor_div(x, y):
@@ -208,10 +283,16 @@ def _check_int_div(b):
         raise RuntimeError("ZeroDivisionError")
 
 
+def _no_bool(dt, kernel):
+    if dt is _dt.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 class RemainderBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
         dt = _dt.result_type(a, b)
+        _no_bool(dt, "remainder_cpu")
         if not dt.is_floating_point:
             _check_int_div(b)
         ctx.save_for_backward(*_tensors(a, b))
@@ -226,14 +307,19 @@ class RemainderBackward0(_Binary):
         b = saved.pop(0) if ctx.b_t else ctx.b_s
         gb = None
         if _g_for(ctx, 1):
-            gb = -g * floor_divide(a, b)
+            gb = -g * div(a, b, rounding_mode="floor")
         return g, gb
+
+
+class RemainderBackward1(RemainderBackward0):
+    pass
 
 
 class FmodBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
         dt = _dt.result_type(a, b)
+        _no_bool(dt, "fmod_cpu")
         if not dt.is_floating_point:
             _check_int_div(b)
         ctx.save_for_backward(*_tensors(a, b))
@@ -249,6 +335,10 @@ class FmodBackward0(_Binary):
         return g, gb
 
 
+class FmodBackward1(FmodBackward0):
+    pass
+
+
 class PowBackward0(_Binary):
     """pow(tensor, scalar): d/dx = e * x^(e-1) (zero when e == 0)."""
 
@@ -259,7 +349,7 @@ class PowBackward0(_Binary):
         dt = _dt.result_type(a, e)
         if not dt.is_floating_point and not isinstance(e, bool) and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return _binary(a, e, np.power, dt)
+        return _binary(a, e, _int_pow if not dt.is_floating_point else np.power, dt)
 
     @staticmethod
     def backward(ctx, g):
@@ -287,12 +377,14 @@ class PowBackward1(_Binary):
     def forward(ctx, a, b):
         ctx.save_for_backward(*_tensors(a, b))
         dt = _dt.result_type(a, b)
-        return _binary(a, b, np.power, dt)
+        if _is_bool(a) and _is_bool(b):
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        return _binary(a, b, _int_pow if not dt.is_floating_point else np.power, dt)
 
     @staticmethod
     def backward(ctx, g):
         a, b, out = ctx.saved_tensors
-        ga = g * b * a ** (b - 1) if _g_for(ctx, 0) else None
+        ga = where(b == 0, zeros_like_t(g), g * b * a ** (b - 1)) if _g_for(ctx, 0) else None
         gb = None
         if _g_for(ctx, 1):
             mask = logical_and(a == 0, b >= 0)
@@ -307,14 +399,30 @@ class PowBackward2(_Binary):
     @staticmethod
     def forward(ctx, base, e):
         ctx.base = base
-        return _binary(base, e, np.power)
+        dt = _dt.result_type(base, e)
+        return _binary(base, e, _int_pow if not dt.is_floating_point else np.power, dt)
 
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
         if ctx.base == 0:
-            return None, g * 0
+            # PyTorch: 0 where exponent >= 0, else grad * out * log(0) (= -inf * grad)
+            with np.errstate(all="ignore"):
+                return None, where(out <= 1, zeros_like_t(g), g * out * float("-inf"))
         return None, g * out * float(np.log(ctx.base))
+
+
+def _int_pow(x, y):
+    """Integer power with PyTorch's rule for negative exponents: 1 ** n = 1, (-1) ** n = +-1, else 0."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype == np.bool_:
+        return np.logical_or(x, np.logical_not(y))
+    neg = y < 0
+    r = np.power(x, np.where(neg, 0, y))
+    if neg.any():
+        odd = (y % 2) != 0
+        r = np.where(neg, np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)), r).astype(r.dtype)
+    return r
 
 
 def zeros_like_t(t):
@@ -329,25 +437,46 @@ def add(input, other, *, alpha=1, out=None):
     _check_operand(other, "add")
     if not isinstance(input, Tensor):
         input, other = other, input
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(alpha, "add", input, other)
     return _out(AddBackward0.apply(input, other, alpha), out)
+
+
+def _check_alpha(alpha, fn, a, b):
+    """PyTorch's alpha_check: a Number; no float alpha for integral results, bool alpha only for bool."""
+    if not isinstance(alpha, (int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"{fn}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    dt = _dt.result_type(a, b)
+    if isinstance(alpha, (bool, np.bool_)):
+        if dt is not _dt.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (float, np.floating)) and not dt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
 @register(category="pointwise", methods=("sub", "subtract", "__sub__"), inplace="sub_")
 def sub(input, other, *, alpha=1, out=None):
-    """input - alpha * other."""
+    """input - alpha * other (no bool operands, as in PyTorch)."""
     _check_operand(other, "sub")
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(alpha, "sub", input, other)
     return _out(SubBackward0.apply(input, other, alpha), out)
 
 
-subtract = sub
-Tensor.subtract_ = Tensor.sub_
-
-
 def _rsub(self, other):
-    return SubBackward0.apply(other, self)
+    return RsubBackward1.apply(self, other)
 
 
 Tensor.__rsub__ = _rsub
+
+
+@register(category="pointwise")
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input (sub with the operands swapped)."""
+    _check_operand(other, "rsub")
+    if isinstance(other, Tensor):
+        return RsubBackward0.apply(input, other, alpha)
+    return RsubBackward1.apply(input, other, alpha)
 
 
 @register(category="pointwise", methods=("mul", "multiply", "__mul__", "__rmul__"), inplace="mul_")
@@ -357,50 +486,104 @@ def mul(input, other, *, out=None):
     return _out(MulBackward0.apply(input, other), out)
 
 
-multiply = mul
-Tensor.multiply_ = Tensor.mul_
+class _NoMode:
+    """Default of div's rounding_mode: PyTorch records DivBackward2 whenever rounding_mode is passed
+    (even None), DivBackward0 otherwise, so 'not given' must be told apart from None."""
+
+    def __repr__(self):
+        return "None"
+
+
+_NO_MODE = _NoMode()
 
 
 @register(category="pointwise", methods=("div", "divide", "true_divide", "__truediv__"), inplace="div_")
-def div(input, other, *, rounding_mode=None, out=None):
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     """input / other: true division (int / int gives the default float) unless rounding_mode is 'trunc' or 'floor'."""
     _check_operand(other, "div")
-    return _out(DivBackward0.apply(input, other, rounding_mode), out)
-
-
-divide = true_divide = div
-Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
+    if rounding_mode is _NO_MODE:
+        return _out(DivBackward0.apply(input, other, None), out)
+    return _out(DivBackward2.apply(input, other, rounding_mode), out)
 
 
 def _rtruediv(self, other):
-    return DivBackward0.apply(other, self)
+    # PyTorch: other / self == self.reciprocal() * other (so the node is MulBackward0)
+    return mul(reciprocal(self), other)
 
 
 Tensor.__rtruediv__ = _rtruediv
 
+_FloorDivideNI = _not_implemented_node("floor_divide")
+_FloorDivideNI_ = _not_implemented_node("floor_divide_")
+_RemainderNI = _not_implemented_node("remainder")
 
-@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace="floor_divide_")
+
+def _floor_divide(input, other):
+    dt = _dt.result_type(input, other)
+    _no_bool(dt, "div_floor_cpu")
+    if not dt.is_floating_point:
+        _check_int_div(other)
+    return dt
+
+
+def _floor_divide_impl(input, other, node):
+    _check_operand(other, "floor_divide")
+    dt = _floor_divide(input, other)
+    return node.apply(lambda a, b: _binary(a, b, _floor_div, dt), input, other)
+
+
+def _floor_divide_(self, other):
+    """In-place floor_divide (its node names aten::floor_divide_ in the backward error, as PyTorch does)."""
+    return _FLOOR_DIVIDE_INPLACE(self, other)
+
+
+@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace=("floor_divide_", _floor_divide_))
 def floor_divide(input, other, *, out=None):
-    """Division rounded toward negative infinity (PyTorch >= 1.13 semantics)."""
-    return _out(DivBackward0.apply(input, other, "floor"), out)
+    """Division rounded toward negative infinity; PyTorch defines no derivative for it."""
+    return _out(_floor_divide_impl(input, other, _FloorDivideNI), out)
 
 
-Tensor.__rfloordiv__ = lambda self, other: DivBackward0.apply(other, self, "floor")
+def _make_floor_divide_inplace():
+    from .registry import make_inplace
+    return make_inplace(lambda self, other: _floor_divide_impl(self, other, _FloorDivideNI_), "floor_divide_")
+
+
+_FLOOR_DIVIDE_INPLACE = _make_floor_divide_inplace()
+
+
+def _rfloordiv(self, other):
+    dt = _floor_divide(other, self)
+    return _FloorDivideNI.apply(lambda a, b: _binary(a, b, _floor_div, dt), other, self)
+
+
+Tensor.__rfloordiv__ = _rfloordiv
 
 
 @register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_")
 def remainder(input, other, *, out=None):
     """Python-style modulus: the result has the sign of the divisor."""
-    return _out(RemainderBackward0.apply(input, other), out)
+    _check_operand(other, "remainder")
+    if not isinstance(input, Tensor):
+        return _out(_rmod(other, input), out)
+    return _out((RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0).apply(input, other), out)
 
 
-Tensor.__rmod__ = lambda self, other: RemainderBackward0.apply(other, self)
+def _rmod(self, other):
+    dt = _dt.result_type(other, self)
+    _no_bool(dt, "remainder_cpu")
+    if not dt.is_floating_point:
+        _check_int_div(self)
+    return _RemainderNI.apply(lambda a, b: _binary(a, b, np.remainder, dt), other, self)
+
+
+Tensor.__rmod__ = _rmod
 
 
 @register(category="pointwise", methods=("fmod",), inplace="fmod_")
 def fmod(input, other, *, out=None):
     """C-style modulus: the result has the sign of the dividend."""
-    return _out(FmodBackward0.apply(input, other), out)
+    _check_operand(other, "fmod")
+    return _out((FmodBackward1 if isinstance(other, Tensor) else FmodBackward0).apply(input, other), out)
 
 
 @register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_")
@@ -493,6 +676,13 @@ def _out(result, out):
             from .registry import _short
             raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type {_short(od)}")
     if out._data.shape != r.shape:
+        if out._data.size:
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out._data.shape)}, which does not match the required output shape {list(r.shape)}. "
+                          "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+                          "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                          "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
         out._data = np.empty(r.shape, dtype=out._data.dtype)
     np.copyto(out._data, r, casting="unsafe")
     out._vc[0] += 1
@@ -545,7 +735,7 @@ logical_or = register(category="logical", methods=("logical_or",))(_logical(np.l
 logical_xor = register(category="logical", methods=("logical_xor",))(_logical(np.logical_xor, "logical_xor"))
 
 
-@register(category="logical", methods=("logical_not",))
+@register(category="logical", methods=("logical_not",), inplace="logical_not_")
 def logical_not(input, *, out=None):
     """Elementwise not; returns a bool tensor."""
     return _out(Tensor._make(np.logical_not(input._data)), out)
@@ -553,9 +743,10 @@ def logical_not(input, *, out=None):
 
 def _bitwise(np_fn, name, sym):
     def fn(input, other, *, out=None):
+        _check_operand(other, name)
         dt = _dt.result_type(input, other)
         if dt.is_floating_point:
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_long(dt)}'")
         return _out(Tensor._make(np.asarray(_binary(input, other, np_fn, dt))), out)
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {sym} of integer or bool tensors."
@@ -567,12 +758,21 @@ bitwise_or = register(category="logical", methods=("bitwise_or", "__or__", "__ro
 bitwise_xor = register(category="logical", methods=("bitwise_xor", "__xor__", "__rxor__"), inplace="__ixor__")(_bitwise(np.bitwise_xor, "bitwise_xor", "^"))
 
 
-@register(category="logical", methods=("bitwise_not", "__invert__"))
+@register(category="logical", methods=("bitwise_not",), inplace="bitwise_not_")
 def bitwise_not(input, *, out=None):
     """~input for bool and integer tensors."""
     if input._data.dtype.kind == "f":
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_long(input.dtype)}'")
     return _out(Tensor._make(np.invert(input._data)), out)
+
+
+def _invert(self):
+    if self._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 
 
 @register(category="logical", methods=("isnan",))
@@ -614,12 +814,19 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # -- unary ops ----------------------------------------------------------------------------------
 
-def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, inplace=True, doc=""):
-    """Define a unary op from a NumPy forward and a gradient formula grad(g, x, out)."""
-    node_name = name[0].upper() + name[1:] + "Backward0"
+def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, inplace=True, doc="", node=None,
+           no_bool=None, no_int=None):
+    """Define a unary op from a NumPy forward and a gradient formula grad(g, x, out).
+    `no_bool` / `no_int`: PyTorch kernel name (-> NotImplementedError "... not implemented for 'Long'")
+    or an exception instance, for dtypes PyTorch rejects."""
+    node_name = node or name[0].upper() + name[1:] + "Backward0"
 
     def forward(ctx, a):
         d = a._data
+        if no_bool is not None and d.dtype == np.bool_:
+            raise _kernel_error(no_bool, a.dtype)
+        if no_int is not None and d.dtype.kind in "iu":
+            raise _kernel_error(no_int, a.dtype)
         if float_only and d.dtype.kind != "f":
             d = d.astype(_dt.get_default_dtype().np)
         if save == "input":
@@ -641,6 +848,8 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
                                   "save_output": save == "output"})
 
     def fn(input, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return _out(cls.apply(input), out)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
@@ -648,17 +857,27 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
     return fn, cls
 
 
+def _kernel_error(spec, dt):
+    if isinstance(spec, BaseException):
+        return spec
+    return NotImplementedError(f"\"{spec}\" not implemented for '{_long(dt)}'")
+
+
 def _sgn(t):
     return Tensor._make(np.sign(t._data))
 
 
 neg, NegBackward0 = _unary("neg", np.negative, lambda g, a, o: -g, save=None, float_only=False,
-                           methods=("neg", "negative", "__neg__"), doc="-input.")
+                           methods=("neg", "negative", "__neg__"), doc="-input.",
+                           no_bool=RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                                                "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                                                "instead."))
 negative = neg
 Tensor.negative_ = Tensor.neg_
 Tensor.__pos__ = lambda self: self
 abs, AbsBackward0 = _unary("abs", np.abs, lambda g, a, o: g * _sgn(a), float_only=False,
-                           methods=("abs", "absolute", "__abs__"), doc="|input|; gradient sign(input) (0 at 0).")
+                           methods=("abs", "absolute", "__abs__"), doc="|input|; gradient sign(input) (0 at 0).",
+                           no_bool="abs_cpu")
 absolute = abs
 exp, ExpBackward0 = _unary("exp", np.exp, lambda g, a, o: g * o, save="output", doc="e ** input.")
 exp2, Exp2Backward0 = _unary("exp2", np.exp2, lambda g, a, o: g * o * float(np.log(2.0)), save="output")
@@ -666,7 +885,7 @@ expm1, Expm1Backward0 = _unary("expm1", np.expm1, lambda g, a, o: g * (o + 1), s
 log, LogBackward0 = _unary("log", np.log, lambda g, a, o: g / a, doc="Natural logarithm.")
 log2, Log2Backward0 = _unary("log2", np.log2, lambda g, a, o: g / (a * float(np.log(2.0))))
 log10, Log10Backward0 = _unary("log10", np.log10, lambda g, a, o: g / (a * float(np.log(10.0))))
-log1p, Log1pBackward0 = _unary("log1p", np.log1p, lambda g, a, o: g / (a + 1))
+log1p, Log1pBackward0 = _unary("log1p", np.log1p, lambda g, a, o: g / (a + 1), node="Log1PBackward0")
 sqrt, SqrtBackward0 = _unary("sqrt", np.sqrt, lambda g, a, o: g / (2 * o), save="output", doc="Square root.")
 rsqrt, RsqrtBackward0 = _unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, a, o: -0.5 * g * o ** 3, save="output")
 sin, SinBackward0 = _unary("sin", np.sin, lambda g, a, o: g * cos(a))
@@ -688,7 +907,13 @@ def _sigmoid_np(x):
 sigmoid, SigmoidBackward0 = _unary("sigmoid", _sigmoid_np, lambda g, a, o: g * o * (1 - o), save="output",
                                    doc="1 / (1 + exp(-input)).")
 reciprocal, ReciprocalBackward0 = _unary("reciprocal", lambda x: 1 / x, lambda g, a, o: -g * o * o, save="output")
-square, SquareBackward0 = _unary("square", np.square, lambda g, a, o: 2 * g * a, float_only=False)
+
+
+@register(category="pointwise", methods=("square",), inplace="square_")
+def square(input, *, out=None):
+    """input ** 2 (PyTorch computes it as pow(input, 2): bool gives int64, the node is PowBackward0)."""
+    return _out(pow(input, 2), out)
+
 
 
 def _relu_np(x):
@@ -700,18 +925,30 @@ def _threshold_grad(g, a, o):
 
 
 relu, ReluBackward0 = _unary("relu", _relu_np, _threshold_grad, save="output", float_only=False,
-                             doc="max(input, 0); gradient 0 at 0.")
+                             doc="max(input, 0); gradient 0 at 0.",
+                             no_bool=RuntimeError("Boolean inputs not supported for relu"))
 
 
 def _zero_grad(g, a, o):
     return g * 0
 
 
-sign, SignBackward0 = _unary("sign", np.sign, _zero_grad, save=None, float_only=False)
-floor, FloorBackward0 = _unary("floor", np.floor, _zero_grad, save=None, float_only=False)
-ceil, CeilBackward0 = _unary("ceil", np.ceil, _zero_grad, save=None, float_only=False)
-trunc, TruncBackward0 = _unary("trunc", np.trunc, _zero_grad, save=None, float_only=False, methods=("trunc", "fix"))
-frac, FracBackward0 = _unary("frac", lambda x: x - np.trunc(x), lambda g, a, o: g, save=None)
+def _sign_np(x):
+    if x.dtype == np.bool_:
+        return x.copy()
+    r = np.sign(x)
+    if x.dtype.kind == "f":
+        r = np.where(np.isnan(x), 0, r).astype(x.dtype)   # PyTorch: (0 < x) - (x < 0), so sign(nan) == 0
+    return r
+
+
+sign, SignBackward0 = _unary("sign", _sign_np, _zero_grad, save=None, float_only=False)
+floor, FloorBackward0 = _unary("floor", np.floor, _zero_grad, save=None, float_only=False, no_bool="floor_vml_cpu")
+ceil, CeilBackward0 = _unary("ceil", np.ceil, _zero_grad, save=None, float_only=False, no_bool="ceil_vml_cpu")
+trunc, TruncBackward0 = _unary("trunc", np.trunc, _zero_grad, save=None, float_only=False, methods=("trunc", "fix"),
+                               no_bool="trunc_vml_cpu")
+frac, FracBackward0 = _unary("frac", lambda x: x - np.trunc(x), lambda g, a, o: g, save=None, no_bool="frac_cpu",
+                             no_int="frac_cpu")
 
 
 def _erf_np(x):
@@ -725,44 +962,135 @@ erf, ErfBackward0 = _unary("erf", _erf_np, lambda g, a, o: g * (2 / float(np.sqr
 class RoundBackward0(Op):
     @staticmethod
     def forward(ctx, a, decimals=0):
-        return np.round(a._data, decimals)
+        d = a._data
+        if decimals == 0:
+            if d.dtype == np.bool_:
+                raise _kernel_error("round_vml_cpu", a.dtype)
+            return np.round(d)
+        if d.dtype.kind != "f":
+            raise _kernel_error("round_cpu", a.dtype)
+        # PyTorch: decimals > 0 -> nearbyint(x * 10^d) / 10^d; decimals < 0 -> nearbyint(x / 10^-d) * 10^-d
+        with np.errstate(all="ignore"):
+            if decimals > 0:
+                p = d.dtype.type(10.0 ** decimals)
+                return (np.round(d * p) / p).astype(d.dtype)
+            p = d.dtype.type(10.0 ** -decimals)
+            return (np.round(d / p) * p).astype(d.dtype)
 
     @staticmethod
     def backward(ctx, g):
         return g * 0
 
 
+class RoundBackward1(RoundBackward0):
+    pass
+
+
 @register(category="pointwise", methods=("round",), inplace="round_")
-def round(input, *, decimals=0, out=None):
-    """Round half to even, like PyTorch."""
-    return _out(RoundBackward0.apply(input, decimals), out)
+def round(input, *, decimals=None, out=None):
+    """Round half to even, like PyTorch (decimals: round to that many decimal places)."""
+    if decimals is None:
+        return _out(RoundBackward0.apply(input, 0), out)
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    return _out(RoundBackward1.apply(input, int(decimals)), out)
 
 
 class ClampBackward1(Op):
+    """clamp with scalar bounds: the gradient passes where min <= input <= max (NaN inputs get 0)."""
+
     @staticmethod
     def forward(ctx, a, min=None, max=None):
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = min, max
         dt = _dt.result_type(a, *(v for v in (min, max) if v is not None))
-        d = a._data.astype(dt.np, copy=False)
-        lo = min._data if isinstance(min, Tensor) else min
-        hi = max._data if isinstance(max, Tensor) else max
-        if lo is not None:
-            d = np.maximum(d, lo) if isinstance(lo, np.ndarray) or not np.isnan(lo) else np.full_like(d, np.nan)
-        if hi is not None:
-            d = np.minimum(d, hi) if isinstance(hi, np.ndarray) or not np.isnan(hi) else np.full_like(d, np.nan)
-        return np.asarray(d).astype(dt.np, copy=False)
+        return _clamp_np(a._data.astype(dt.np, copy=False), min, max, dt)
 
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
-        lo, hi = ctx.lo, ctx.hi
-        mask = np.ones(a._data.shape, bool)
+        return g * Tensor._make(_clamp_mask(a._data, ctx.lo, ctx.hi).astype(g._data.dtype))
+
+
+class ClampMinBackward0(ClampBackward1):
+    pass
+
+
+class ClampMaxBackward0(ClampBackward1):
+    pass
+
+
+def _bound(v):
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _clamp_np(d, lo, hi, dt):
+    lo, hi = _bound(lo), _bound(hi)
+    with np.errstate(invalid="ignore"):
         if lo is not None:
-            mask &= a._data >= (lo._data if isinstance(lo, Tensor) else lo)
+            d = np.where(np.isnan(lo), lo, np.maximum(d, lo)) if np.asarray(lo).dtype.kind == "f" \
+                else np.maximum(d, lo)
         if hi is not None:
-            mask &= a._data <= (hi._data if isinstance(hi, Tensor) else hi)
-        return g * Tensor._make(mask.astype(g._data.dtype))
+            d = np.where(np.isnan(hi), hi, np.minimum(d, hi)) if np.asarray(hi).dtype.kind == "f" \
+                else np.minimum(d, hi)
+    return np.asarray(d).astype(dt.np, copy=False)
+
+
+def _clamp_mask(a, lo, hi):
+    lo, hi = _bound(lo), _bound(hi)
+    mask = np.ones(a.shape, bool)
+    if lo is not None:
+        mask = mask & (a >= lo)
+    if hi is not None:
+        mask = mask & (a <= hi)
+    return mask
+
+
+class ClampBackward0(Op):
+    """clamp with tensor bounds: gradients also flow to min (where input < min < max) and
+    max (where input > max, or everywhere max < min)."""
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        ctx.save_for_backward(a, lo, hi)
+        dt = _dt.result_type(*(v for v in (a, lo, hi) if v is not None))
+        shapes = [v._data.shape for v in (a, lo, hi) if v is not None]
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise _broadcast_error(np.empty(shapes[0]), np.empty(np.broadcast_shapes(*shapes[1:]))
+                                   if len(shapes) > 2 else np.empty(shapes[1])) from None
+        return _clamp_np(a._data.astype(dt.np, copy=False), lo, hi, dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, lo, hi = ctx.saved_tensors
+        d = a._data
+        fd = g._data.dtype
+        ga = g * Tensor._make(_clamp_mask(d, lo, hi).astype(fd))
+        glo = ghi = None
+        if lo is not None and hi is not None:
+            glo = g * Tensor._make(((d < lo._data) & (lo._data < hi._data)).astype(fd))
+            ghi = g * Tensor._make(((d > hi._data) | (hi._data < lo._data)).astype(fd))
+        elif lo is not None:
+            glo = g * Tensor._make((d < lo._data).astype(fd))
+        else:
+            ghi = g * Tensor._make((d > hi._data).astype(fd))
+        return ga, glo, ghi
+
+
+class ClampMinBackward1(ClampBackward0):
+    pass
+
+
+class ClampMaxBackward1(ClampBackward0):
+    pass
+
+
+def _check_bound(v, fn, pos, name):
+    if v is not None and not isinstance(v, (Tensor, int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
 
 
 @register(category="pointwise", methods=("clamp", "clip"), inplace="clamp_")
@@ -770,21 +1098,34 @@ def clamp(input, min=None, max=None, *, out=None):
     """Clamp into [min, max]; gradient passes where min <= input <= max."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_bound(min, "clamp", 2, "min")
+    _check_bound(max, "clamp", 3, "max")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if (min is not None and not isinstance(min, Tensor)) or (max is not None and not isinstance(max, Tensor)):
+            raise TypeError("clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(min).__name__}, {type(max).__name__}), but expected one of:\n"
+                            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        return _out(ClampBackward0.apply(input, min, max), out)
     return _out(ClampBackward1.apply(input, min, max), out)
 
 
-clip = clamp
-Tensor.clip_ = Tensor.clamp_
+@register(category="pointwise", methods=("clamp_min",), inplace="clamp_min_")
+def clamp_min(input, min, *, out=None):
+    """max(input, min) elementwise."""
+    if isinstance(min, Tensor):
+        return _out(ClampMinBackward1.apply(input, min, None), out)
+    _check_bound(min, "clamp_min", 2, "min")
+    return _out(ClampMinBackward0.apply(input, min, None), out)
 
 
-@register(category="pointwise", methods=("clamp_min",))
-def clamp_min(input, min):
-    return clamp(input, min=min)
-
-
-@register(category="pointwise", methods=("clamp_max",))
-def clamp_max(input, max):
-    return clamp(input, max=max)
+@register(category="pointwise", methods=("clamp_max",), inplace="clamp_max_")
+def clamp_max(input, max, *, out=None):
+    """min(input, max) elementwise."""
+    if isinstance(max, Tensor):
+        return _out(ClampMaxBackward1.apply(input, None, max), out)
+    _check_bound(max, "clamp_max", 2, "max")
+    return _out(ClampMaxBackward0.apply(input, None, max), out)
 
 
 class WhereBackward0(Op):
@@ -795,6 +1136,10 @@ class WhereBackward0(Op):
         c = cond._data
         if c.dtype != np.bool_:
             if c.dtype == np.uint8:
+                import warnings
+                warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
+                              "removed in a future version of PyTorch. Use a boolean condition instead.",
+                              UserWarning, stacklevel=4)
                 c = c.astype(bool)
             else:
                 raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -821,37 +1166,97 @@ def _long(dt):
             "float16": "Half", "int16": "Short", "int8": "Char", "bool": "Bool"}[dt.name]
 
 
-@register(category="pointwise", methods=("where",))
+@register(category="pointwise")
 def where(condition, input=None, other=None, *, out=None):
     """where(cond, x, y) picks x where cond else y; where(cond) is nonzero(cond, as_tuple=True)."""
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(input if other is None else other).__name__}), but expected one of:\n"
+                        " * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out)\n"
+                        " * (Tensor condition, Tensor input, Number other)\n"
+                        " * (Tensor condition, Number input, Tensor other)\n"
+                        " * (Tensor condition, Number input, Number other)\n")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor._make(np.asarray(input, dtype=_dt.scalar_dtype(input).np))
     return _out(WhereBackward0.apply(condition, input, other), out)
 
 
 class LerpBackward0(Op):
+    """lerp with a scalar weight."""
     grads_per_arg = True
 
     @staticmethod
     def forward(ctx, a, b, w):
-        ctx.save_for_backward(*_tensors(a, b))
-        ctx.w = w
-        wv = w._data if isinstance(w, Tensor) else w
-        return _binary(a, b, lambda x, y: x + wv * (y - x))
+        ctx.save_for_backward(*_tensors(a, b, w))
+        ctx.w = None if isinstance(w, Tensor) else w
+        if a._data.dtype.kind != "f":
+            raise NotImplementedError(f"\"lerp_kernel_{'tensor' if isinstance(w, Tensor) else 'scalar'}\" "
+                                      f"not implemented for '{_long(a.dtype)}'")
+        for name, t in (("end", b), ("weight", w)):
+            if isinstance(t, Tensor) and t._data.dtype != a._data.dtype:
+                from .linalg import _CPP
+                raise RuntimeError(f"expected dtype {_CPP[a.dtype.name]} for `{name}` but got dtype "
+                                   f"{_CPP[t.dtype.name]}")
+        x, y = a._data, b._data
+        wv = w._data if isinstance(w, Tensor) else x.dtype.type(w)
+        try:
+            np.broadcast_shapes(x.shape, y.shape, np.shape(wv))
+        except ValueError:
+            other = y if np.shape(wv) == () else np.empty(np.broadcast_shapes(y.shape, np.shape(wv)))
+            raise _broadcast_error(x, other) from None
+        # PyTorch's lerp: from whichever end is nearer, for accuracy
+        with np.errstate(all="ignore"):
+            return np.asarray(np.where(np.abs(wv) < 0.5, x + wv * (y - x), y - (y - x) * (1 - wv)), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        w = ctx.w
-        return g * (1 - w), g * w, None
+        saved = ctx.saved_tensors
+        if ctx.w is not None:
+            w = ctx.w
+            return g * (1 - w), g * w, None
+        a, b, w = saved
+        return g * (1 - w), g * w, g * (b - a)
 
 
-@register(category="pointwise", methods=("lerp",))
-def lerp(input, end, weight):
+class LerpBackward1(LerpBackward0):
+    """lerp with a tensor weight (the weight gets a gradient too)."""
+
+
+@register(category="pointwise", methods=("lerp",), inplace="lerp_")
+def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input)."""
-    return LerpBackward0.apply(input, end, weight)
+    if not isinstance(weight, (Tensor, int, float, np.number)) or isinstance(weight, bool):
+        raise TypeError(f"lerp(): argument 'weight' must be Tensor or Number, not {type(weight).__name__}")
+    if isinstance(weight, Tensor):
+        return _out(LerpBackward1.apply(input, end, weight), out)
+    return _out(LerpBackward0.apply(input, end, weight), out)
+
+
+class Atan2Backward0(_Binary):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        dt = _dt.result_type(a, b)
+        if not dt.is_floating_point:
+            dt = _dt.get_default_dtype()
+        return _binary(a, b, np.arctan2, dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        r = a * a + b * b
+        return (g * b / r if _g_for(ctx, 0) else None), (g * -a / r if _g_for(ctx, 1) else None)
+
+
+@register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_")
+def atan2(input, other, *, out=None):
+    """Elementwise arctangent of input / other, using both signs to pick the quadrant."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _out(Atan2Backward0.apply(input, other), out)
 
 
 # -- casting ----------------------------------------------------------------------------------------
@@ -895,11 +1300,10 @@ def clone(input, *, memory_format=None):
 
 def zero_(self):
     """Fill with zeros in place."""
-    from .registry import check_inplace
-    return fill_(self, 0)
+    return fill_(self, 0, _zero=True)
 
 
-class FillBackward0(Op):
+class FillBackward2(Op):
     @staticmethod
     def forward(ctx, a, value):
         v = value._data if isinstance(value, Tensor) else value
@@ -910,7 +1314,11 @@ class FillBackward0(Op):
         return g * 0
 
 
-class FillBackward1(Op):
+class ZeroBackward0(FillBackward2):
+    pass
+
+
+class FillBackward3(Op):
     grads_per_arg = True
 
     @staticmethod
@@ -922,16 +1330,20 @@ class FillBackward1(Op):
         return g * 0, g.sum()
 
 
-def fill_(self, value):
+def fill_(self, value, *, _zero=False):
     """Fill with a scalar (or 0-d tensor) in place."""
     from .registry import check_inplace, rebase, snapshot, write_result
     check_inplace(self)
     from ..autograd.grad_mode import STATE
+    if not isinstance(value, (Tensor, int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), "
+                        "but expected one of:\n * (Tensor value)\n * (Number value)\n")
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
     if STATE.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-        r = (FillBackward1 if isinstance(value, Tensor) else FillBackward0).apply(snapshot(self), value)
+        node = FillBackward3 if isinstance(value, Tensor) else (ZeroBackward0 if _zero else FillBackward2)
+        r = node.apply(snapshot(self), value)
         write_result(self, r, "fill_")
         rebase(self, r)
         return self
@@ -944,6 +1356,9 @@ def fill_(self, value):
 
 class CopyBackwards(Op):
     grads_per_arg = True
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
 
     @staticmethod
     def forward(ctx, a, src):
@@ -985,3 +1400,57 @@ def copy_(self, src, non_blocking=False):
 Tensor.zero_ = zero_
 Tensor.fill_ = fill_
 Tensor.copy_ = copy_
+
+
+# -- aliases, in-place operators, methods whose self is not the first argument ---------------------
+
+def _where_method(self, condition, other):
+    """Tensor.where(condition, y) == torch.where(condition, self, y)."""
+    return where(condition, self, other)
+
+
+Tensor.where = _where_method
+
+_ALIASES = {"subtract": sub, "multiply": mul, "divide": div, "true_divide": div, "negative": neg,
+            "absolute": abs, "clip": clamp, "arcsin": asin, "arccos": acos, "arctan": atan, "arctan2": atan2,
+            "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge, "fix": trunc}
+
+
+def _scalar_clamp_inplace(method):
+    import functools
+    from .linalg import _CPP
+
+    @functools.wraps(method)
+    def clamp_inplace(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RuntimeError as e:
+            msg = str(e)
+            if "can't be cast to the desired output type" in msg and \
+                    not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
+                raise RuntimeError(msg.rsplit(" ", 1)[0] + " " + _CPP[self.dtype.name]) from None
+            raise
+    return clamp_inplace
+
+
+def _install_aliases():
+    from .registry import FUNCTIONS, make_inplace
+    for alias, target in _ALIASES.items():
+        FUNCTIONS.setdefault(alias, target)
+        globals()[alias] = target
+        base = getattr(Tensor, target.__name__ + "_", None)
+        if base is not None and not hasattr(Tensor, alias + "_"):
+            setattr(Tensor, alias + "_", base)
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor"):
+        setattr(Tensor, name + "_", make_inplace(globals()[name], name + "_"))
+    # clamp with Number bounds checks the in-place cast in C++ type names ("long int"), unlike other ops
+    for name in ("clamp_", "clip_", "clamp_min_", "clamp_max_"):
+        setattr(Tensor, name, _scalar_clamp_inplace(getattr(Tensor, name)))
+    # `t += x` is in place in PyTorch (views and aliases see the change)
+    for dunder, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                           ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
+                           ("__ipow__", "pow_")):
+        setattr(Tensor, dunder, getattr(Tensor, method))
+
+
+_install_aliases()

@@ -80,6 +80,8 @@ def _sum_dtype(t, dtype):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     dims = _dims(dim, input._data.ndim)
+    if dims is None and dim is not None:   # sum(dim=()) reduces everything, through the dim overload
+        dims = tuple(range(input._data.ndim))
     cls = SumBackward0 if dims is None else SumBackward1
     return cls.apply(input, dims, keepdim, _sum_dtype(input, dtype))
 
@@ -87,9 +89,24 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 @register(category="reduction", methods=("nansum",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
-    mask = Tensor._make(np.isnan(input._data))
-    from .pointwise import where
-    return sum(where(mask, Tensor._make(np.zeros((), input._data.dtype)), input), dim, keepdim, dtype=dtype)
+    dims = _dims(dim, input._data.ndim)
+    return NansumBackward0.apply(input, dims, keepdim, _sum_dtype(input, dtype))
+
+
+class NansumBackward0(Op):
+    """Sum ignoring NaN; the gradient is zero where the input is NaN."""
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim, dt):
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        return np.asarray(np.nansum(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        keep = Tensor._make((~np.isnan(a._data)).astype(g._data.dtype))
+        return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * keep
 
 
 class MeanBackward1(Op):
@@ -126,9 +143,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean; integer inputs need an explicit floating dtype, as in PyTorch."""
     dt = _dt.as_dtype(dtype) if dtype is not None else input.dtype
     if not dt.is_floating_point:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+        which = "Optional" if dtype is not None else "Input"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtname(dt)}")
     dims = _dims(dim, input._data.ndim)
+    if dims is None and dim is not None:
+        dims = tuple(range(input._data.ndim))
     return (MeanBackward0 if dims is None else MeanBackward1).apply(input, dims, keepdim, dt)
 
 
@@ -283,6 +303,10 @@ def _maxmin(input, dim, keepdim, is_max, other_ok=True):
         from .pointwise import maximum, minimum
         return (maximum if is_max else minimum)(input, dim)
     if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, ), but "
+                            "expected one of:\n * ()\n * (Tensor other)\n * (int dim, bool keepdim)\n"
+                            " * (name dim, bool keepdim)\n")
         _empty_check(input, None, name)
         return (MaxBackward1 if is_max else MinBackward1).apply(input, None, False, is_max)
     d = _wrap_dim(dim, input._data.ndim)
@@ -322,8 +346,11 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 def _arg(input, dim, keepdim, is_max):
     name = "argmax" if is_max else "argmin"
     d = input._data
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
-        _empty_check(input, None, name)
+        if d.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = _nan_arg(d.reshape(-1), 0, is_max)
         if keepdim:
             r = np.reshape(r, (1,) * d.ndim)
@@ -391,10 +418,33 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return VarBackward0.apply(input, dims, c, keepdim)
 
 
+class StdBackward0(Op):
+    """std = sqrt(var); gradient grad / (2 std) * d var, zero where std == 0 (PyTorch's std_backward)."""
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
+        ax = _axis(dims, a._data.ndim)
+        ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.std(a._data, axis=ax, ddof=correction, keepdims=keepdim)).astype(a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        from .pointwise import where, zeros_like_t
+        gv = where(out == 0, zeros_like_t(g), g / (out * 2))
+        m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
+        return _expand_back(gv, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
+
+
 @register(category="reduction", methods=("std",))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation, sqrt(var)."""
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    """Standard deviation, sqrt(var), with Bessel's correction by default."""
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    return StdBackward0.apply(input, dims, c, keepdim)
 
 
 @register(category="reduction")
@@ -411,31 +461,61 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
             mean(input, dim if not isinstance(dim, bool) else None, keepdim))
 
 
+class LogsumexpBackward0(Op):
+    """log(sum(exp(x))) computed from the max (PyTorch's formula); gradient grad * exp(x - result)."""
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, a, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        x = a._data
+        ax = _axis(dims, x.ndim)
+        with np.errstate(all="ignore"):
+            if x.size == 0:
+                r = np.log(np.sum(np.exp(x), axis=ax, keepdims=True))
+            else:
+                m = np.max(x, axis=ax, keepdims=True)
+                m = np.where(np.isinf(m), 0, m).astype(x.dtype)
+                r = np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True)) + m
+        if not keepdim:
+            r = np.squeeze(r, axis=ax) if ax is not None else r.reshape(())
+        return np.asarray(r, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        o = _expand_back(out, ctx.shape, ctx.dims, ctx.keepdim)
+        return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * (a - o).exp()
+
+
 @register(category="reduction", methods=("logsumexp",))
-def logsumexp(input, dim, keepdim=False):
-    """log(sum(exp(x))) computed stably."""
-    x = input if input.dtype.is_floating_point else input.float()
-    m = Tensor._make(np.nan_to_num(np.max(x._data, axis=_axis(_dims(dim, x._data.ndim), x._data.ndim), keepdims=True),
-                                   neginf=0.0, posinf=0.0))
-    r = (x - m).exp().sum(dim, keepdim=True).log() + m
-    if not keepdim:
-        for d in reversed(_dims(dim, x._data.ndim) or ()):
-            r = r.squeeze(d)
-    return r
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(x))) over dim, computed stably; integer inputs give the default float."""
+    x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
+    dims = _dims(dim, x._data.ndim)
+    if dims is None:
+        if x._data.ndim and not keepdim:   # PyTorch reduces everything into a keepdim-shaped buffer and fails
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join(['1'] * x._data.ndim)}]")
+        dims = tuple(range(x._data.ndim))
+    return LogsumexpBackward0.apply(x, dims, keepdim)
 
 
 @register(category="reduction", methods=("all",))
 def all(input, dim=None, keepdim=False):
     """True if every element (along dim) is nonzero."""
     dims = _dims(dim, input._data.ndim)
-    return Tensor._make(np.asarray(np.all(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim)))
+    r = np.asarray(np.all(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
+    return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
 @register(category="reduction", methods=("any",))
 def any(input, dim=None, keepdim=False):
     """True if some element (along dim) is nonzero."""
     dims = _dims(dim, input._data.ndim)
-    return Tensor._make(np.asarray(np.any(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim)))
+    r = np.asarray(np.any(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
+    return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
 @register(category="reduction", methods=("count_nonzero",))
@@ -484,7 +564,28 @@ class CumprodBackward0(Op):
         if g.ndim == 0:
             return g
         d = ctx.dim
-        return (g * out).flip(d).cumsum(d).flip(d) / a
+        if not (a._data == 0).any():
+            return (g * out).flip(d).cumsum(d).flip(d) / a
+        return Tensor._make(_cumprod_grad_with_zeros(a._data, out._data, g._data, d))
+
+
+def _cumprod_grad_with_zeros(x, out, g, dim):
+    """Exact cumprod gradient when x has zeros: before the first zero of a slice the usual
+    reversed-cumsum formula holds, at the first zero it is prod(x[:z]) * sum_j g[j] prod(x[z+1..j]),
+    after it everything is 0."""
+    x, out, g = (np.moveaxis(v, dim, -1) for v in (x, out, g))
+    n = x.shape[-1]
+    idx = np.arange(n)
+    zero = x == 0
+    z = np.where(zero.any(-1), np.argmax(zero, -1), n)[..., None]          # first zero per slice
+    with np.errstate(all="ignore"):
+        rev = np.flip(np.cumsum(np.flip(g * out, -1), -1), -1)
+        before = np.where(idx < z, rev / np.where(zero, 1, x), 0)
+        prefix = np.take_along_axis(np.concatenate([np.ones_like(x[..., :1]), out], -1), np.minimum(z, n), -1)
+        tail = np.cumprod(np.where(idx <= z, 1, x), -1)
+        at_zero = prefix * np.sum(np.where(idx >= z, g * tail, 0), -1, keepdims=True)
+    res = np.where(idx == z, at_zero, before).astype(x.dtype)
+    return np.moveaxis(res, -1, dim)
 
 
 @register(category="reduction", methods=("cumprod",))
@@ -494,16 +595,119 @@ def cumprod(input, dim, *, dtype=None):
     return CumprodBackward0.apply(input, d, _sum_dtype(input, dtype))
 
 
+class LinalgVectorNormBackward0(Op):
+    """Vector p-norm (PyTorch's linalg.vector_norm); backward is PyTorch's norm_backward,
+    which gives 0 (not NaN) where the norm is 0."""
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, a, ord, dims, keepdim):
+        ctx.save_for_backward(a)
+        ctx.ord, ctx.shape, ctx.dims, ctx.keepdim = ord, a._data.shape, dims, keepdim
+        x = np.abs(a._data)
+        ax = _axis(dims, x.ndim)
+        with np.errstate(all="ignore"):
+            if ord == 2:
+                r = np.sqrt(np.sum(x * x, axis=ax, keepdims=keepdim))
+            elif ord == 1:
+                r = np.sum(x, axis=ax, keepdims=keepdim)
+            elif ord == 0:
+                r = np.sum(x != 0, axis=ax, keepdims=keepdim).astype(x.dtype)
+            elif np.isinf(ord):
+                reduced = x.shape if ax is None else [x.shape[d] for d in ax]
+                if 0 in reduced:
+                    raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
+                                       "because the operation does not have an identity")
+                r = (np.max if ord > 0 else np.min)(x, axis=ax, keepdims=keepdim)
+            else:
+                r = np.sum(x ** ord, axis=ax, keepdims=keepdim) ** (1.0 / ord)
+        return np.asarray(r, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, norm = ctx.saved_tensors
+        from .pointwise import where, zeros_like_t
+        p = ctx.ord
+        if not ctx.keepdim and ctx.dims is not None and len(ctx.shape):
+            for d in ctx.dims:
+                g = g.unsqueeze(d)
+                norm = norm.unsqueeze(d)
+        if p == 0:
+            return zeros_like_t(a)
+        if p == 1:
+            return a.sign() * g
+        if p == 2:
+            return g * where(norm == 0, zeros_like_t(norm), a / norm)
+        if np.isinf(p):
+            aa = a.abs()
+            mask = (aa == norm).logical_or(aa.isnan()).to(g.dtype)
+            cnt = mask.sum(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
+            return a.sign() * ((g / cnt) * mask)
+        if p < 1:
+            scaled = a.sign() * where(a == 0, zeros_like_t(a), a.abs() ** (p - 1))
+            return scaled * g * norm ** (1 - p)
+        scaled = a.sign() * a.abs() ** (p - 1) if p < 2 else a * a.abs() ** (p - 2)
+        scale = where(norm == 0, zeros_like_t(norm), g / norm ** (p - 1))
+        return scaled * scale
+
+
+def _vector_norm(input, ord, dim, keepdim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtname(input.dtype)}")
+    dims = _dims(dim, input._data.ndim)
+    return LinalgVectorNormBackward0.apply(input, float(ord), dims, keepdim)
+
+
+class LinalgSvdBackward0(Op):
+    """Singular values of the last two dims (svdvals); gradient U diag(g) Vh."""
+
+    @staticmethod
+    def forward(ctx, a):
+        u, sv, vh = np.linalg.svd(a._data, full_matrices=False)
+        ctx.save_for_backward(Tensor._make(u), Tensor._make(vh))
+        return sv.astype(a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        u, vh = ctx.saved_tensors
+        return (u * g.unsqueeze(-2)).matmul(vh)
+
+
+def _nuclear_norm(input, dim, keepdim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    nd = input._data.ndim
+    dims = tuple(range(nd)) if dim is None else tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+    d0, d1 = (_wrap_dim(d, nd) for d in dims)
+    rest = [d for d in range(nd) if d not in (d0, d1)]
+    x = input.permute(*rest, d0, d1) if (d0, d1) != (nd - 2, nd - 1) else input
+    r = LinalgSvdBackward0.apply(x).sum(-1)
+    if keepdim:   # PyTorch unsqueezes at the end and permutes the two dims back into place
+        perm = rest + [d0, d1]
+        inv = [perm.index(i) for i in range(nd)]
+        r = r.unsqueeze(-1).unsqueeze(-1).permute(*inv)
+    return r
+
+
 @register(category="reduction", methods=("norm",))
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector p-norm over dim (Frobenius / 2-norm by default)."""
-    if p in ("fro", 2, 2.0):
-        return (input * input).sum(dim, keepdim).sqrt()
-    if p in (float("inf"), "inf"):
-        return input.abs().amax(dim if dim is not None else (), keepdim)
-    if p == 1:
-        return input.abs().sum(dim, keepdim)
-    return (input.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+    """Vector p-norm over dim (all elements by default); p='fro' is the 2-norm, p='nuc' the nuclear norm."""
+    if isinstance(p, str):
+        if p == "nuc":
+            return _nuclear_norm(input, dim, keepdim, dtype)
+        if p != "fro":
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        if isinstance(dim, (list, tuple)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+        p = 2
+    if p is None:
+        p = 2
+    return _vector_norm(input, p, dim, keepdim, dtype)
 
 
 @register(category="reduction", methods=("dist",))
