@@ -408,6 +408,8 @@ class Op(Node):
 def _mark_view(r, base):
     r._base = base if base._base is None else base._base
     r._vc = base._vc
+    if base._requires_grad and not STATE.grad_enabled:
+        r._view_meta = "nograd"   # PyTorch's CreationMeta::NO_GRAD_MODE (see ops/shape.py)
 
 
 class AccumulateGrad(Node):

@@ -76,6 +76,8 @@ def export(fn=None, *, name=None):
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_INPLACE_MSG = ("a view of a leaf Variable that requires grad is being used in an in-place "
                          "operation.")
+OVERLAP_INPLACE_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                       "memory location. Please clone() the tensor before performing the operation.")
 INFERENCE_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
                          "You can make a clone to get a normal tensor before doing inplace update."
                          "See https://github.com/pytorch/rfcs/pull/17 for more details.")
@@ -85,12 +87,20 @@ def check_inplace(t, *others):
     """PyTorch's checks before writing into `t`."""
     if t._inference and not STATE.inference:
         raise RuntimeError(INFERENCE_INPLACE_MSG)
+    if not t._data.flags.writeable and any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape)):
+        raise RuntimeError(OVERLAP_INPLACE_MSG)
     if STATE.grad_enabled:
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MSG)
         b = t._base
-        if b is not None and b._requires_grad and b.grad_fn is None:
-            raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
+        if b is not None and b._requires_grad:
+            if t._view_meta == "nograd":   # a view made in no_grad mode
+                from .shape import NOGRAD_VIEW_MSG
+                raise RuntimeError(NOGRAD_VIEW_MSG)
+            if not t._requires_grad:       # made before its base required grad: PyTorch sees a leaf
+                raise RuntimeError(LEAF_INPLACE_MSG)
+            if b.grad_fn is None:
+                raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
 
 
 def _any_requires_grad(args, kwargs):
@@ -131,6 +141,9 @@ def _short(d):
 
 def snapshot(t):
     """A copy of t's data with t's place in the graph, so an op can save 'self' before t is overwritten."""
+    if t._base is not None:
+        from .shape import check_view_inplace
+        check_view_inplace(t)
     return Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
 
 
@@ -144,6 +157,9 @@ def rebase(t, result):
     if node is not None and node._saved:
         node._saved = [SavedTensor(t, True, s.output_nr) if (s is not None and s.is_output) else s
                        for s in node._saved]
+    if t._base is not None:
+        from .shape import rebase_view
+        rebase_view(t, result)      # the base's grad_fn becomes CopySlices
 
 
 def make_inplace(fn, name):
