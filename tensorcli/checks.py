@@ -362,14 +362,14 @@ class _V:
                 t = tio.load_tensor(spec, arg=fld, dtype=dtype)
             except CliError as e:
                 raise self.err(fld, e.message) from None
-            return TensorSpec(np.ascontiguousarray(t._data))
+            return TensorSpec(tio.c_order(t._data))
         if isinstance(value, dict) or value is None:
             raise self.err(fld, f"expected a tensor, got {_tname(value)}")
         try:
             t = core.tensor(value, dtype=tio.parse_dtype(dtype) if dtype else None)
         except (ValueError, TypeError, RuntimeError, OverflowError) as e:
             raise self.err(fld, f"not a tensor: {_first_line(e)}") from None
-        return TensorSpec(np.ascontiguousarray(t._data), scalar=not isinstance(value, list))
+        return TensorSpec(tio.c_order(t._data), scalar=not isinstance(value, list))
 
     def dtype_name(self, fld, value):
         from . import io as tio

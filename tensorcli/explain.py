@@ -34,12 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import CliError
-
-
-def _c_order(a):
-    """C-contiguous, keeping 0-d arrays 0-d (np.ascontiguousarray returns at least 1-d)."""
-    a = np.asarray(a)
-    return a if a.flags.c_contiguous else a.copy(order="C")
+from .io import c_order as _c_order
 
 # Operands whose values flow into the output; anything else tensor-valued steers (index, mask...).
 DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")

@@ -32,7 +32,7 @@ import numpy as np
 from .errors import CliError
 
 
-def _c_order(a):
+def c_order(a):
     """C-contiguous, keeping 0-d arrays 0-d (np.ascontiguousarray returns at least 1-d)."""
     a = np.asarray(a)
     return a if a.flags.c_contiguous else a.copy(order="C")
@@ -297,7 +297,7 @@ def _read_npy(f, arg, where):
     arr = arr.reshape(shape[::-1]).transpose() if fortran else arr.reshape(shape)
     if native != npd:
         arr = arr.astype(native)
-    return _c_order(arr)
+    return c_order(arr)
 
 
 def _readinto(f, buf):
@@ -530,7 +530,7 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         if multi:
             _write_npz(buf, items)
         else:
-            np.lib.format.write_array(buf, _c_order(items[0][1]), allow_pickle=False)
+            np.lib.format.write_array(buf, c_order(items[0][1]), allow_pickle=False)
         sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
         if out is None:
@@ -547,7 +547,7 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
             if multi:
                 raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
             with open(path, "wb") as f:
-                np.lib.format.write_array(f, _c_order(items[0][1]), allow_pickle=False)
+                np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
         elif low.endswith(".npz"):
             with open(path, "wb") as f:
                 _write_npz(f, items)
