@@ -191,7 +191,7 @@ class Node:
         res = self.backward(self, *grads)
         if type(res) is not tuple:
             res = (res,)
-        if self.grads_per_arg:
+        if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
         n = len(self.next_functions)
         if len(res) != n:
@@ -211,10 +211,13 @@ class Node:
         return out
 
     def _run_backward_np(self, grads):
-        res = self.backward_np(self, *[g._data for g in grads])
+        if len(grads) == 1:
+            res = self.backward_np(self, grads[0]._data)
+        else:
+            res = self.backward_np(self, *[g._data for g in grads])
         if type(res) is not tuple:
             res = (res,)
-        if self.grads_per_arg:
+        if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
         out = []
         for g, (shape, dt), (fn, _) in zip(res, self._input_meta, self.next_functions):
@@ -361,8 +364,13 @@ class Op(Node):
         self.next_functions = tuple(edges)
         self._input_meta = tuple(meta)
         if self.grads_per_arg:
-            self._positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-            self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            if len(inputs) == len(args) and all(a is t for a, t in zip(args, inputs)):
+                # every argument is a tensor: grads map one to one
+                self._positions = None
+                self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+            else:
+                self._positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+                self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         else:
             self.needs_input_grad = tuple(t._requires_grad for t in inputs)
 

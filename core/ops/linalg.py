@@ -283,7 +283,16 @@ def _check_result_alloc(a, b):
     check_alloc(batch + ((sa[-2],) if len(sa) > 1 else ()) + ((sb[-1],) if len(sb) > 1 else ()), a.dtype)
 
 
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+def _matmul_dunder(self, other):
+    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+def _rmatmul_dunder(self, other):
+    return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+
+
+Tensor.__matmul__ = _matmul_dunder
+Tensor.__rmatmul__ = _rmatmul_dunder
 
 
 @register(category="linalg", methods=("mm",))

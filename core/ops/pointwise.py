@@ -288,6 +288,15 @@ def _no_bool(dt, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
+def _py_remainder(x, y):
+    """Python-style modulus as PyTorch computes it (fmod, then shift by y when the signs differ):
+    a zero result keeps the dividend's sign, where NumPy's remainder gives the divisor's."""
+    r = np.remainder(x, y)
+    if r.dtype.kind == "f":
+        r = np.where(r == 0, np.copysign(np.zeros((), r.dtype), x), r).astype(r.dtype, copy=False)
+    return r
+
+
 class RemainderBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
@@ -298,7 +307,7 @@ class RemainderBackward0(_Binary):
         ctx.save_for_backward(*_tensors(a, b))
         ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
         ctx.b_s = None if ctx.b_t else b
-        return _binary(a, b, np.remainder)
+        return _binary(a, b, _py_remainder)
 
     @staticmethod
     def backward(ctx, g):
@@ -573,7 +582,7 @@ def _rmod(self, other):
     _no_bool(dt, "remainder_cpu")
     if not dt.is_floating_point:
         _check_int_div(self)
-    return _RemainderNI.apply(lambda a, b: _binary(a, b, np.remainder, dt), other, self)
+    return _RemainderNI.apply(lambda a, b: _binary(a, b, _py_remainder, dt), other, self)
 
 
 Tensor.__rmod__ = _rmod
@@ -719,6 +728,8 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def _logical(np_fn, name):
     def fn(input, other, *, out=None):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         x = input._data if isinstance(input, Tensor) else np.asarray(input)
         y = other._data if isinstance(other, Tensor) else np.asarray(other)
         try:

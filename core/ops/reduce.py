@@ -346,6 +346,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 def _arg(input, dim, keepdim, is_max):
     name = "argmax" if is_max else "argmin"
     d = input._data
+    if d.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
