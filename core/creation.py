@@ -374,8 +374,26 @@ def _fill(shape, value, npdt):
 
 
 def _like(t, dtype, requires_grad, fill):
+    """A new tensor shaped like t; like PyTorch's preserve_format, a dense t's strides are kept."""
     dt = _dt.as_dtype(dtype) if dtype is not None else t.dtype
-    return _factory((t._data.shape,), dt, dt, requires_grad, fill)
+    r = _factory((t._data.shape,), dt, dt, requires_grad, fill)
+    src = t._data
+    if not src.flags.c_contiguous and src.ndim > 1 and _dense(src):
+        kept = np.empty_like(src, dtype=dt.np)   # order='K' copies src's layout
+        kept[...] = r._data
+        r._data = kept
+    return r
+
+
+def _dense(a):
+    """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
+    order = sorted(range(a.ndim), key=lambda d: a.strides[d], reverse=True)
+    expected = a.itemsize
+    for d in reversed(order):
+        if a.shape[d] != 1 and a.strides[d] != expected:
+            return False
+        expected *= a.shape[d]
+    return True
 
 
 @export
@@ -644,7 +662,8 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
 
 @export
 def rand_like(input, *, dtype=None, requires_grad=False, **kw):
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    dt = _dt.as_dtype(dtype) if dtype is not None else input.dtype
+    return _like(input, dt, requires_grad, lambda sh, d: _rng(None).random(sh, dtype=np.float64).astype(d))
 
 
 @export

@@ -339,6 +339,9 @@ class Op(Node):
     save_output = False   # save the forward result for backward (e.g. exp, sigmoid, relu)
     grads_per_arg = False  # backward returns one grad per positional arg (Python numbers get None)
     is_view = False        # output 0 is a view of input 0: shares its version counter, records _base
+    # PyTorch returns contiguous results from non-elementwise ops; NumPy often keeps the input's
+    # layout. Elementwise ops set this False (both libraries preserve a dense input's strides).
+    contiguous_output = True
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -383,6 +386,8 @@ class Op(Node):
                 if t._requires_grad:
                     return cls._record(inputs, args, kwargs)
         out = cls.forward(_ForwardCtx(), *args, **kwargs)
+        if cls.contiguous_output and not cls.is_view:
+            out = _contiguous(out)
         if type(out) is tuple:
             return tuple(Tensor._make(o) for o in out)
         r = Tensor._make(out)
@@ -395,6 +400,8 @@ class Op(Node):
         node = cls.__new__(cls)
         node._init_node(inputs, args)
         out = cls.forward(node, *args, **kwargs)
+        if cls.contiguous_output and not cls.is_view:
+            out = _contiguous(out)
         if type(out) is tuple:
             res = tuple(Tensor._make(o, o.dtype.kind == "f", node if o.dtype.kind == "f" else None, i)
                         for i, o in enumerate(out))
@@ -411,6 +418,13 @@ class Op(Node):
         if cls.save_output:
             node._saved = (node._saved or []) + [SavedTensor(r, True, 0)]
         return r
+
+
+def _contiguous(out):
+    # tuple results (unbind, split, max(dim)...) are left alone: some are views by design
+    if type(out) is np.ndarray and not out.flags.c_contiguous:
+        return out.copy(order="C")
+    return out
 
 
 def _mark_view(r, base):

@@ -1294,7 +1294,7 @@ def _to_dtype(t, dt):
 class CloneBackward0(Op):
     @staticmethod
     def forward(ctx, a):
-        return a._data.copy()
+        return a._data.copy(order="K")   # preserve_format: a dense input keeps its strides
 
     @staticmethod
     def backward(ctx, g):
@@ -1465,3 +1465,13 @@ def _install_aliases():
 
 
 _install_aliases()
+
+
+def _mark_elementwise():
+    """Every Op in this module is elementwise: keep the input's memory layout, as PyTorch does."""
+    for obj in list(globals().values()):
+        if isinstance(obj, type) and issubclass(obj, Op) and obj.__module__ == __name__:
+            obj.contiguous_output = False
+
+
+_mark_elementwise()

@@ -578,6 +578,8 @@ def _permute_dims(input, dims):
 @register(category="shape", methods=("permute",), kind="view", rule=_permute_rule, cli=True)
 def permute(input, *dims):
     """Reorder dims: out's dim i is input's dim dims[i] (a view)."""
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return _view(PermuteBackward0, input, _permute_dims(input, _sizes(dims, "permute", "dims")))
 
 
@@ -1335,10 +1337,12 @@ def tile(input, dims):
 
 
 class FlipBackward0(Op):
+    contiguous_output = False   # like an elementwise op, flip keeps a dense input's layout
+
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return np.flip(a._data, dims).copy() if dims else a._data.copy()
+        return np.flip(a._data, dims).copy(order="K") if dims else a._data.copy(order="K")
 
     @staticmethod
     def backward(ctx, g):
@@ -1452,8 +1456,10 @@ class CatBackward0(Op):
         if not arrays:
             return np.zeros((0,), dtype=dtype)
         if all(a.dtype == dtype for a in arrays):
-            return np.concatenate(arrays, axis=dim)
-        return np.concatenate(arrays, axis=dim, dtype=dtype, casting="unsafe")
+            r = np.concatenate(arrays, axis=dim)
+        else:
+            r = np.concatenate(arrays, axis=dim, dtype=dtype, casting="unsafe")
+        return r if r.flags.c_contiguous else r.copy(order="C")   # torch.cat's result is contiguous
 
     @staticmethod
     def backward(ctx, g):
