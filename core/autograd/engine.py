@@ -29,7 +29,8 @@ def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
                 if out._data.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                        f"but got {out.dtype}")
-                g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype))
+                d = out._data
+                g = Tensor._make(np.array(1, dtype=d.dtype) if not d.shape else np.ones(d.shape, dtype=d.dtype))
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=out._data.dtype))

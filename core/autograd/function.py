@@ -372,8 +372,15 @@ class Op(Node):
                 self._positions = None
                 self.needs_input_grad = tuple(t._requires_grad for t in inputs)
             else:
-                self._positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-                self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+                pos, need = [], []
+                for i, a in enumerate(args):
+                    if isinstance(a, Tensor):
+                        pos.append(i)
+                        need.append(a._requires_grad)
+                    else:
+                        need.append(False)
+                self._positions = pos
+                self.needs_input_grad = tuple(need)
         else:
             self.needs_input_grad = tuple(t._requires_grad for t in inputs)
 

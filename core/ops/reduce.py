@@ -54,8 +54,11 @@ def _np_expand_back(g, shape, dims, keepdim):
 class SumBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dt):
-        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        return np.asarray(np.sum(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+        d = a._data
+        ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
+        npdt = dt.np
+        r = d.sum(axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=None if npdt == d.dtype else npdt)
+        return r if type(r) is np.ndarray else np.asarray(r)
 
     @staticmethod
     def backward(ctx, g):
@@ -73,7 +76,8 @@ class SumBackward0(SumBackward1):
 def _sum_dtype(t, dtype):
     if dtype is not None:
         return _dt.as_dtype(dtype)
-    return t.dtype if t.dtype.is_floating_point else _dt.int64
+    dt = t.dtype
+    return dt if dt.is_floating_point else _dt.int64
 
 
 @register(category="reduction", methods=("sum",))
