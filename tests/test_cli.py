@@ -133,6 +133,13 @@ CASES = [
     ("roll", "roll", XJ, ["--shifts", "1", "--dims", "1"], lambda t, x: x.roll(1, 1)),
     ("cat", "cat", XJ, [XJ, "--dim", "0"], lambda t, x: t.cat([x, x], 0)),
     ("stack", "stack", XJ, [XJ, "--dim", "1"], lambda t, x: t.stack([x, x], 1)),
+    ("argmax", "argmax", XJ, ["--dim", "1"], lambda t, x: x.argmax(1)),
+    ("argmax-all", "argmax", XJ, [], lambda t, x: x.argmax()),
+    ("argmin-keepdim", "argmin", XJ, ["--dim", "0", "--keepdim"], lambda t, x: x.argmin(0, keepdim=True)),
+    ("sum", "sum", XJ, ["--dim", "-1"], lambda t, x: x.sum(-1)),
+    ("sum-all", "sum", XJ, [], lambda t, x: x.sum()),
+    ("max-all", "max", XJ, [], lambda t, x: x.max()),
+    ("cumsum", "cumsum", XJ, ["--dim", "1"], lambda t, x: x.cumsum(1)),
 ]
 
 

@@ -80,7 +80,7 @@ def _sum_dtype(t, dtype):
     return dt if dt.is_floating_point else _dt.int64
 
 
-@register(category="reduction", methods=("sum",))
+@register(category="reduction", methods=("sum",), cli=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     dims = _dims(dim, input._data.ndim)
@@ -319,7 +319,7 @@ def _maxmin(input, dim, keepdim, is_max, other_ok=True):
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 
-@register(category="reduction", methods=("max",))
+@register(category="reduction", methods=("max",), cli=True)
 def max(input, dim=None, keepdim=False, *, out=None):
     """max() -> the largest element; max(dim) -> (values, indices); max(other) -> elementwise maximum."""
     return _maxmin(input, dim, keepdim, True)
@@ -371,13 +371,13 @@ def _arg(input, dim, keepdim, is_max):
     return Tensor._make(np.asarray(r, dtype=np.int64))
 
 
-@register(category="reduction", methods=("argmax",))
+@register(category="reduction", methods=("argmax",), cli=True)
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (first occurrence; NaN counts as largest), int64."""
     return _arg(input, dim, keepdim, True)
 
 
-@register(category="reduction", methods=("argmin",))
+@register(category="reduction", methods=("argmin",), cli=True)
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (first occurrence), int64."""
     return _arg(input, dim, keepdim, False)
@@ -546,7 +546,7 @@ class CumsumBackward0(Op):
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-@register(category="reduction", methods=("cumsum",), inplace="cumsum_")
+@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True)
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along dim; int inputs accumulate in int64."""
     d = _wrap_dim(dim, input._data.ndim)
