@@ -826,10 +826,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 # -- unary ops ----------------------------------------------------------------------------------
 
 def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, inplace=True, doc="", node=None,
-           no_bool=None, no_int=None):
+           no_bool=None, no_int=None, grad_np=None):
     """Define a unary op from a NumPy forward and a gradient formula grad(g, x, out).
     `no_bool` / `no_int`: PyTorch kernel name (-> NotImplementedError "... not implemented for 'Long'")
-    or an exception instance, for dtypes PyTorch rejects."""
+    or an exception instance, for dtypes PyTorch rejects. `grad_np`: the same formula on NumPy
+    arrays (True when `grad` itself only uses arithmetic), used when no gradient graph is wanted."""
     node_name = node or name[0].upper() + name[1:] + "Backward0"
 
     def forward(ctx, a):
@@ -855,8 +856,18 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
             return grad(g, None, out)
         return grad(g, None, None)
 
-    cls = type(node_name, (Op,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
-                                  "save_output": save == "output"})
+    attrs = {"forward": staticmethod(forward), "backward": staticmethod(backward), "save_output": save == "output"}
+    if grad_np is not None:
+        gnp = grad if grad_np is True else grad_np
+
+        def backward_np(ctx, g):
+            saved = ctx.saved_tensors
+            a = saved[0]._data if save == "input" else None
+            o = saved[0]._data if save == "output" else None
+            with np.errstate(all="ignore"):
+                return gnp(g, a, o)
+        attrs["backward_np"] = staticmethod(backward_np)
+    cls = type(node_name, (Op,), attrs)
 
     def fn(input, *, out=None):
         if not isinstance(input, Tensor):
@@ -878,7 +889,7 @@ def _sgn(t):
     return Tensor._make(np.sign(t._data))
 
 
-neg, NegBackward0 = _unary("neg", np.negative, lambda g, a, o: -g, save=None, float_only=False,
+neg, NegBackward0 = _unary("neg", np.negative, lambda g, a, o: -g, save=None, float_only=False, grad_np=True,
                            methods=("neg", "negative", "__neg__"), doc="-input.",
                            no_bool=RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
                                                 "are trying to invert a mask, use the `~` or `logical_not()` operator "
@@ -887,27 +898,30 @@ negative = neg
 Tensor.negative_ = Tensor.neg_
 Tensor.__pos__ = lambda self: self
 abs, AbsBackward0 = _unary("abs", np.abs, lambda g, a, o: g * _sgn(a), float_only=False,
+                           grad_np=lambda g, a, o: g * np.sign(a).astype(g.dtype),
                            methods=("abs", "absolute", "__abs__"), doc="|input|; gradient sign(input) (0 at 0).",
                            no_bool="abs_cpu")
 absolute = abs
-exp, ExpBackward0 = _unary("exp", np.exp, lambda g, a, o: g * o, save="output", doc="e ** input.")
+exp, ExpBackward0 = _unary("exp", np.exp, lambda g, a, o: g * o, save="output", doc="e ** input.", grad_np=True)
 exp2, Exp2Backward0 = _unary("exp2", np.exp2, lambda g, a, o: g * o * float(np.log(2.0)), save="output")
 expm1, Expm1Backward0 = _unary("expm1", np.expm1, lambda g, a, o: g * (o + 1), save="output")
-log, LogBackward0 = _unary("log", np.log, lambda g, a, o: g / a, doc="Natural logarithm.")
+log, LogBackward0 = _unary("log", np.log, lambda g, a, o: g / a, doc="Natural logarithm.", grad_np=True)
 log2, Log2Backward0 = _unary("log2", np.log2, lambda g, a, o: g / (a * float(np.log(2.0))))
 log10, Log10Backward0 = _unary("log10", np.log10, lambda g, a, o: g / (a * float(np.log(10.0))))
 log1p, Log1pBackward0 = _unary("log1p", np.log1p, lambda g, a, o: g / (a + 1), node="Log1PBackward0")
-sqrt, SqrtBackward0 = _unary("sqrt", np.sqrt, lambda g, a, o: g / (2 * o), save="output", doc="Square root.")
+sqrt, SqrtBackward0 = _unary("sqrt", np.sqrt, lambda g, a, o: g / (2 * o), save="output", doc="Square root.",
+                             grad_np=True)
 rsqrt, RsqrtBackward0 = _unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, a, o: -0.5 * g * o ** 3, save="output")
-sin, SinBackward0 = _unary("sin", np.sin, lambda g, a, o: g * cos(a))
-cos, CosBackward0 = _unary("cos", np.cos, lambda g, a, o: -g * sin(a))
+sin, SinBackward0 = _unary("sin", np.sin, lambda g, a, o: g * cos(a), grad_np=lambda g, a, o: g * np.cos(a))
+cos, CosBackward0 = _unary("cos", np.cos, lambda g, a, o: -g * sin(a), grad_np=lambda g, a, o: -g * np.sin(a))
 tan, TanBackward0 = _unary("tan", np.tan, lambda g, a, o: g * (1 + o * o), save="output")
 asin, AsinBackward0 = _unary("asin", np.arcsin, lambda g, a, o: g * rsqrt(1 - a * a), methods=("asin", "arcsin"))
 acos, AcosBackward0 = _unary("acos", np.arccos, lambda g, a, o: -g * rsqrt(1 - a * a), methods=("acos", "arccos"))
 atan, AtanBackward0 = _unary("atan", np.arctan, lambda g, a, o: g / (1 + a * a), methods=("atan", "arctan"))
 sinh, SinhBackward0 = _unary("sinh", np.sinh, lambda g, a, o: g * cosh(a))
 cosh, CoshBackward0 = _unary("cosh", np.cosh, lambda g, a, o: g * sinh(a))
-tanh, TanhBackward0 = _unary("tanh", np.tanh, lambda g, a, o: g * (1 - o * o), save="output", doc="Hyperbolic tangent.")
+tanh, TanhBackward0 = _unary("tanh", np.tanh, lambda g, a, o: g * (1 - o * o), save="output", doc="Hyperbolic tangent.",
+                             grad_np=True)
 
 
 def _sigmoid_np(x):
@@ -916,7 +930,7 @@ def _sigmoid_np(x):
 
 
 sigmoid, SigmoidBackward0 = _unary("sigmoid", _sigmoid_np, lambda g, a, o: g * o * (1 - o), save="output",
-                                   doc="1 / (1 + exp(-input)).")
+                                   doc="1 / (1 + exp(-input)).", grad_np=True)
 reciprocal, ReciprocalBackward0 = _unary("reciprocal", lambda x: 1 / x, lambda g, a, o: -g * o * o, save="output")
 
 
@@ -937,7 +951,8 @@ def _threshold_grad(g, a, o):
 
 relu, ReluBackward0 = _unary("relu", _relu_np, _threshold_grad, save="output", float_only=False,
                              doc="max(input, 0); gradient 0 at 0.",
-                             no_bool=RuntimeError("Boolean inputs not supported for relu"))
+                             no_bool=RuntimeError("Boolean inputs not supported for relu"),
+                             grad_np=lambda g, a, o: g * (o > 0))
 
 
 def _zero_grad(g, a, o):

@@ -162,12 +162,52 @@ def rebase(t, result):
         rebase_view(t, result)      # the base's grad_fn becomes CopySlices
 
 
+# In-place arithmetic that NumPy can do straight into self's buffer (the optimizer-update case).
+_UFUNC_INPLACE = {"add_": np.add, "sub_": np.subtract, "mul_": np.multiply, "div_": np.true_divide}
+
+
+def _try_ufunc_inplace(self, ufunc, args, kwargs):
+    """self op= other without a temporary, when it is exactly what the generic path would compute:
+    a same-dtype tensor operand (or a number that keeps self's float dtype) broadcasting to self."""
+    if kwargs or len(args) != 1:
+        return False
+    other = args[0]
+    d = self._data
+    if isinstance(other, Tensor):
+        o = other._data
+        if o.dtype != d.dtype or d.dtype.kind != "f" or o.ndim > d.ndim:
+            return False
+        try:
+            if np.broadcast_shapes(o.shape, d.shape) != d.shape:
+                return False
+        except ValueError:
+            return False
+        if np.shares_memory(o, d) and o.shape != d.shape:
+            return False
+    elif type(other) in (int, float) and d.dtype.kind == "f":
+        o = other
+    else:
+        return False
+    if ufunc is np.true_divide:
+        with np.errstate(all="ignore"):   # x / 0 gives inf/nan silently, as in PyTorch
+            ufunc(d, o, out=d)
+    else:
+        ufunc(d, o, out=d)
+    if not self._inference:
+        self._vc[0] += 1
+    return True
+
+
 def make_inplace(fn, name):
     """Build `t.op_(...)` from the out-of-place `op(t, ...)`."""
+    ufunc = _UFUNC_INPLACE.get(name)
 
     @functools.wraps(fn)
     def inplace_method(self, *args, **kwargs):
         check_inplace(self)
+        if ufunc is not None and not (STATE.grad_enabled and (self._requires_grad or _any_requires_grad(args, kwargs))):
+            if _try_ufunc_inplace(self, ufunc, args, kwargs):
+                return self
         if STATE.grad_enabled and (self._requires_grad or _any_requires_grad(args, kwargs)):
             result = fn(snapshot(self), *args, **kwargs)
             write_result(self, result, name)
