@@ -35,3 +35,24 @@ def test_logical_ops_refuse_python_numbers(torch, fn):
 
 def test_matmul_operator_with_number_is_type_error(torch):
     same_error(lambda: core.ones(2) @ 2, lambda: torch.ones(2) @ 2)
+
+
+@pytest.mark.parametrize("other", [None, "a", [1, 2], (1, 2), Ellipsis])
+def test_equality_with_non_tensor_objects_is_false(torch, other):
+    assert (core.tensor([1, 2]) == other) == (torch.tensor([1, 2]) == other)
+    assert (core.tensor([1, 2]) != other) == (torch.tensor([1, 2]) != other)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "<", "**", "%", "&"])
+def test_operators_with_unsupported_operands_raise_python_type_error(torch, op):
+    import operator
+    fn = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "<": operator.lt,
+          "**": operator.pow, "%": operator.mod, "&": operator.and_}[op]
+    ec, et = same_error(lambda: fn(core.tensor([1, 2]), None), lambda: fn(torch.tensor([1, 2]), None))
+    assert str(ec) == str(et)
+    ec, et = same_error(lambda: fn(None, core.tensor([1, 2])), lambda: fn(None, torch.tensor([1, 2])))
+    assert str(ec) == str(et)
+
+
+def test_tensor_in_list_membership_uses_identity_for_other_objects(torch):
+    assert (Ellipsis in [core.tensor([1])]) == (Ellipsis in [torch.tensor([1])]) is False

@@ -220,3 +220,31 @@ def make_inplace(fn, name):
     inplace_method.__name__ = name
     inplace_method.__doc__ = f"In-place version of {fn.__name__}."
     return inplace_method
+
+
+# -- Python operators ----------------------------------------------------------------------------
+
+_BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
+                   "eq", "ne", "lt", "le", "gt", "ge")
+
+
+def install_operator_guards():
+    """Tensor's binary operators return NotImplemented for operands that are neither tensors nor
+    numbers (None, str, list, ...), as torch's do: Python then gives `==` -> False and
+    `+` -> "TypeError: unsupported operand type(s) for +: 'Tensor' and 'NoneType'"."""
+    operand_types = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
+    for name in _BINARY_DUNDERS:
+        attr = f"__{name}__"
+        fn = Tensor.__dict__.get(attr)
+        if fn is None or getattr(fn, "_operator_guard", False):
+            continue
+
+        def method(self, other, _fn=fn):
+            if not isinstance(other, operand_types):
+                return NotImplemented
+            return _fn(self, other)
+        method._operator_guard = True
+        method.__name__ = attr
+        method.__doc__ = getattr(fn, "__doc__", None)
+        setattr(Tensor, attr, method)
