@@ -444,6 +444,9 @@ def _mark_view(r, base):
 class AccumulateGrad(Node):
     """Leaf node: runs the leaf's hooks, then accumulates into `variable.grad`."""
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
     _materialize = False
 
     def __init__(self, variable):

@@ -1425,7 +1425,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = -(logp * weight.view(wshape)).sum(class_dim)
     else:
         smooth = -logp.sum(class_dim)
-    smooth = smooth * keep
+    smooth = smooth.masked_fill(ignore, 0.0)   # masked, not multiplied: no 0 * inf in backward
     if reduction == "mean":
         if weight is not None:
             t = target._data[~ignore._data]

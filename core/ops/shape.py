@@ -1809,6 +1809,9 @@ class CopySlices(Op):
     """The base's node after an in-place op on one of its views: the view region of the
     gradient flows to the op's result, the rest to the base's previous history."""
 
+    def name(self):
+        return "torch::autograd::CopySlices"
+
     @staticmethod
     def backward(ctx, g):
         n = ctx.needs_input_grad

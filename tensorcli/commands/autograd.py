@@ -70,6 +70,11 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RESERVED = frozenset({"torch", "core", "F", "nn", "MultiplyAdd", "GradientRescale"})
 
 
+
+def _node_name(fn):
+    """A node's name as PyTorch prints it in a tensor repr: 'torch::autograd::CopySlices' -> 'CopySlices'."""
+    return fn.name().replace("torch::autograd::", "")
+
 def _cli_error(arg, message):
     from tensorcli.errors import CliError
     return CliError(arg, message)
@@ -277,7 +282,7 @@ def tensor_info(name: str, t) -> dict:
         "dtype": str(t.dtype),
         "is_leaf": bool(t.is_leaf),
         "requires_grad": bool(t.requires_grad),
-        "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
+        "grad_fn": _node_name(t.grad_fn) if t.grad_fn is not None else None,
         "retains_grad": bool(t.retains_grad),
         "is_inference": bool(t.is_inference()),
         "grad": jsonable_values(g),
@@ -426,7 +431,7 @@ def build_graph(root_fn, tensors: dict, max_depth: int = DEFAULT_MAX_DEPTH):
     stack = [(root, root_fn, 0)]
     while stack:
         d, fn, depth = stack.pop()
-        d["name"] = fn.name()
+        d["name"] = _node_name(fn)
         if id(fn) in ids:
             d["id"] = ids[id(fn)]
             d["ref"] = True
@@ -563,7 +568,7 @@ def modes_report(source: str, names: dict, *, max_bytes: int = DEFAULT_MAX_BYTES
                                          "not a tensor")
             inv = memory.graph_inventory(result, held=list(inputs.values()))
             row.update(requires_grad=bool(result.requires_grad),
-                       grad_fn=result.grad_fn.name() if result.grad_fn is not None else None,
+                       grad_fn=_node_name(result.grad_fn) if result.grad_fn is not None else None,
                        is_leaf=bool(result.is_leaf), is_inference=bool(result.is_inference()),
                        graph_nodes=inv.nodes, saved_tensors=inv.saved_tensors, saved_bytes=inv.saved_bytes)
             rows.append(row)

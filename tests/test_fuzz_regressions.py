@@ -1,0 +1,44 @@
+"""Cases found by differential fuzzing against torch (random op chains, indexing, nn.functional)."""
+import numpy as np
+
+import core
+import core.nn.functional as CF
+from tests.conftest import assert_same
+
+
+def test_cross_entropy_label_smoothing_with_every_target_ignored_has_zero_grad(torch):
+    out = []
+    for lib, F in ((core, CF), (torch, torch.nn.functional)):
+        logits = lib.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+        loss = F.cross_entropy(logits, lib.tensor([0]), ignore_index=0, label_smoothing=0.1)
+        loss.backward()
+        out.append((loss.detach(), logits.grad))
+    assert_same(out[0][0], out[1][0])
+    assert_same(out[0][1], out[1][1])
+
+
+def test_copy_slices_node_name_through_a_view_matches_torch(torch):
+    names = []
+    for lib in (core, torch):
+        x = lib.ones(4, requires_grad=True)
+        y = x * 2
+        y[1:3].mul_(3)
+        names.append((y.grad_fn.name(), repr(y).split("grad_fn=")[1]))
+    assert names[0] == names[1]
+
+
+def test_permute_without_dims_is_a_type_error(torch):
+    from tests.conftest import same_error
+    ec, et = same_error(lambda: core.ones(2, 3).permute(), lambda: torch.ones(2, 3).permute())
+    assert str(ec) == str(et)
+
+
+def test_reshape_after_roll_copies_like_torch(torch):
+    res = []
+    for lib in (core, torch):
+        x = lib.arange(18.0, requires_grad=True)
+        y = x.reshape(3, 3, 2).permute(2, 1, 0).roll(1, 0).cos().transpose(0, -1).reshape(-1)
+        y.backward(lib.ones(18))
+        res.append((y.grad_fn.name(), x.grad.numpy().copy()))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
