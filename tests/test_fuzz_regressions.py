@@ -42,3 +42,19 @@ def test_reshape_after_roll_copies_like_torch(torch):
         res.append((y.grad_fn.name(), x.grad.numpy().copy()))
     assert res[0][0] == res[1][0]
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
+
+
+def test_all_any_with_empty_dim_tuple_reduce_nothing(torch):
+    for name in ("all", "any"):
+        c = getattr(core.tensor([[1, 0], [2, 3]]), name)(())
+        t = getattr(torch.tensor([[1, 0], [2, 3]]), name)(())
+        assert_same(c, t)
+
+
+def test_half_cumsum_and_softmax_accumulate_in_float32(torch):
+    h = np.random.default_rng(5).standard_normal((2, 3)).astype(np.float16)
+    for op in ("cumsum", "softmax", "log_softmax"):
+        c = getattr(core.tensor(h), op)(1)
+        t = getattr(torch.tensor(h), op)(1)
+        assert c.dtype == core.float16
+        np.testing.assert_array_equal(c.numpy(), t.numpy())

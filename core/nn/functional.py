@@ -189,6 +189,8 @@ def gelu(input, approximate="none"):
 
 
 def _softmax_np(x, dim):
+    if x.dtype == np.float16:   # PyTorch computes half softmax in float32
+        return _softmax_np(x.astype(np.float32), dim).astype(np.float16)
     m = np.max(x, axis=dim, keepdims=True) if x.size else x
     with np.errstate(invalid="ignore", over="ignore"):
         e = np.exp(x - m)
@@ -196,6 +198,8 @@ def _softmax_np(x, dim):
 
 
 def _log_softmax_np(x, dim):
+    if x.dtype == np.float16:
+        return _log_softmax_np(x.astype(np.float32), dim).astype(np.float16)
     m = np.max(x, axis=dim, keepdims=True) if x.size else x
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         s = x - m

@@ -511,16 +511,22 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 @register(category="reduction", methods=("all",))
 def all(input, dim=None, keepdim=False):
     """True if every element (along dim) is nonzero."""
-    dims = _dims(dim, input._data.ndim)
-    r = np.asarray(np.all(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
+        r = input._data.astype(bool)
+    else:
+        dims = _dims(dim, input._data.ndim)
+        r = np.asarray(np.all(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
 @register(category="reduction", methods=("any",))
 def any(input, dim=None, keepdim=False):
     """True if some element (along dim) is nonzero."""
-    dims = _dims(dim, input._data.ndim)
-    r = np.asarray(np.any(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
+        r = input._data.astype(bool)
+    else:
+        dims = _dims(dim, input._data.ndim)
+        r = np.asarray(np.any(input._data, axis=_axis(dims, input._data.ndim), keepdims=keepdim))
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
@@ -537,6 +543,8 @@ class CumsumBackward0(Op):
         ctx.dim = dim
         if a._data.ndim == 0:
             return a._data.astype(dt.np)
+        if dt.np == np.float16:   # PyTorch accumulates half in float32
+            return np.cumsum(a._data, axis=dim, dtype=np.float32).astype(np.float16)
         return np.cumsum(a._data, axis=dim, dtype=dt.np)
 
     @staticmethod
