@@ -79,7 +79,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
-    if name in ("nn", "memory", "utils"):
+    if name in ("nn", "memory", "utils", "optim"):
         import importlib
         mod = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
@@ -104,7 +104,7 @@ def alias_as_torch():
     import sys
     sys.modules["torch"] = sys.modules[__name__]
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
-                "nn.modules", "nn.parameter"):
+                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler"):
         try:
             sys.modules["torch." + sub] = importlib.import_module(f"{__name__}.{sub}")
         except ImportError:
