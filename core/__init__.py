@@ -79,7 +79,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
-    if name in ("nn", "memory", "utils", "optim"):
+    if name in ("nn", "memory", "optim"):
         import importlib
         mod = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
