@@ -47,7 +47,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """Run the graph backward from `outputs`. With accumulate=True, leaves (or only
     `inputs`, when given) get `.grad`; with accumulate=False, return the gradients of
     `inputs` (autograd.grad)."""
-    Tensor = _tensor_cls()
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")

@@ -10,7 +10,6 @@ broadcast gradients and dtype casting happen once, in `Node._run_backward`.
 from __future__ import annotations
 
 import itertools
-import weakref
 
 import numpy as np
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
-from ..tensor import Size, Tensor
+from ..tensor import Tensor
 from .registry import register
 
 _F = _dt._FROM_NP
@@ -1398,7 +1398,7 @@ class CopyBackwards(Op):
 
 def copy_(self, src, non_blocking=False):
     """Copy src into self (broadcasting src, casting to self's dtype), in place."""
-    from .registry import check_inplace, rebase, snapshot, write_result
+    from .registry import check_inplace, rebase, snapshot
     from ..autograd.grad_mode import STATE
     check_inplace(self)
     if not isinstance(src, Tensor):

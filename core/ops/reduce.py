@@ -1,7 +1,6 @@
 """Reductions (sum, mean, prod, max/min, argmax, var/std, ...) with dim/keepdim like PyTorch."""
 from __future__ import annotations
 
-import builtins
 
 import numpy as np
 

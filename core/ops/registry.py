@@ -122,7 +122,6 @@ def write_result(t, result, opname):
     from .. import dtypes
     r = result._data
     if r.shape != t._data.shape:
-        from ..tensor import Size
         raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
                            f"{list(r.shape)}")
     if r.dtype != t._data.dtype:
