@@ -844,9 +844,9 @@ class _Evaluator:
         result = None
         for stmt in self.program.statements:
             if isinstance(stmt, ast.Expr):
-                result = self.eval(stmt.value)
+                result = self.visit(stmt.value)
             elif isinstance(stmt, ast.Assign):
-                result = self.eval(stmt.value)
+                result = self.visit(stmt.value)
                 for target in stmt.targets:
                     self.assign(target, result)
             else:
@@ -857,7 +857,7 @@ class _Evaluator:
         if isinstance(target, ast.Name):
             self.namespace[target.id] = value
         elif isinstance(target, ast.Subscript):
-            container = self.eval(target.value)
+            container = self.visit(target.value)
             self.setitem(container, self.index(target.slice), value, target)
         else:
             if not isinstance(value, (list, tuple) + self.tensor_types):
@@ -872,13 +872,13 @@ class _Evaluator:
         target = stmt.target
         if isinstance(target, ast.Name):
             current = self.check(self.namespace[target.id], target)
-            value = self.binop(stmt.op, current, self.eval(stmt.value), stmt, inplace=True)
+            value = self.binop(stmt.op, current, self.visit(stmt.value), stmt, inplace=True)
             self.namespace[target.id] = value
             return value
-        container = self.eval(target.value)
+        container = self.visit(target.value)
         idx = self.index(target.slice)
         current = self.check(container[idx], target)
-        value = self.binop(stmt.op, current, self.eval(stmt.value), stmt, inplace=True)
+        value = self.binop(stmt.op, current, self.visit(stmt.value), stmt, inplace=True)
         self.setitem(container, idx, value, target)
         return value
 
@@ -890,7 +890,7 @@ class _Evaluator:
         self.guard_index(container, idx, node)
         container[idx] = value
 
-    def eval(self, node):
+    def visit(self, node):
         method = getattr(self, "eval_" + type(node).__name__, None)
         if method is None:  # unreachable after validation; kept as a last line of defence
             raise _refuse(node)
@@ -905,7 +905,7 @@ class _Evaluator:
     def eval_Attribute(self, node):
         if node in self.resolved:
             return self.resolved[node][0]
-        return self.get_attr(self.eval(node.value), node.attr, node, call=False)
+        return self.get_attr(self.visit(node.value), node.attr, node, call=False)
 
     def get_attr(self, obj, attr, node, call):
         if attr.startswith("_"):
@@ -939,14 +939,14 @@ class _Evaluator:
             fn, label = self.resolved[func]
             name = label.rsplit(".", 1)[-1]
         else:  # a tensor method: the resolver accepted everything else statically
-            receiver = self.eval(func.value)
+            receiver = self.visit(func.value)
             if not isinstance(receiver, self.tensor_types):
                 raise _err(f"calling a method of a {type(receiver).__name__} value is not allowed",
                            func)
             fn = self.get_attr(receiver, func.attr, func, call=True)
             name = func.attr
-        args = [self.eval(a) for a in node.args]
-        kwargs = {kw.arg: self.eval(kw.value) for kw in node.keywords}
+        args = [self.visit(a) for a in node.args]
+        kwargs = {kw.arg: self.visit(kw.value) for kw in node.keywords}
         if name == "tolist" and receiver is not None:
             n = _numel(self.alloc.dims(receiver) or [0])
             if n > self.limits.max_seq_len:
@@ -955,8 +955,8 @@ class _Evaluator:
         return self.check(fn(*args, **kwargs), node)
 
     def eval_BinOp(self, node):
-        left = self.eval(node.left)
-        right = self.eval(node.right)
+        left = self.visit(node.left)
+        right = self.visit(node.right)
         return self.binop(node.op, left, right, node)
 
     def binop(self, op, left, right, node, inplace=False):
@@ -1016,22 +1016,22 @@ class _Evaluator:
                 self.guard_bytes((est[0], self.alloc.itemsize(container)), "indexing", node)
 
     def eval_UnaryOp(self, node):
-        return self.check(_UNARY[type(node.op)](self.eval(node.operand)), node)
+        return self.check(_UNARY[type(node.op)](self.visit(node.operand)), node)
 
     def eval_BoolOp(self, node):
         is_and = isinstance(node.op, ast.And)
-        result = self.eval(node.values[0])
+        result = self.visit(node.values[0])
         for value in node.values[1:]:
             if bool(result) != is_and:
                 break
-            result = self.eval(value)
+            result = self.visit(value)
         return result
 
     def eval_Compare(self, node):
-        left = self.eval(node.left)
+        left = self.visit(node.left)
         result = None
         for i, (op, comp) in enumerate(zip(node.ops, node.comparators)):
-            right = self.eval(comp)
+            right = self.visit(comp)
             if isinstance(left, self.tensor_types) or isinstance(right, self.tensor_types):
                 est = self.alloc.elementwise([left, right])
                 self.guard_bytes(est and (est[0], 1), "comparison", node)
@@ -1042,27 +1042,27 @@ class _Evaluator:
         return result
 
     def eval_IfExp(self, node):
-        return self.eval(node.body) if self.eval(node.test) else self.eval(node.orelse)
+        return self.visit(node.body) if self.visit(node.test) else self.visit(node.orelse)
 
     def eval_Subscript(self, node):
-        container = self.eval(node.value)
+        container = self.visit(node.value)
         idx = self.index(node.slice)
         self.guard_index(container, idx, node)
         return self.check(container[idx], node)
 
     def index(self, node):
         if isinstance(node, ast.Slice):
-            return slice(*(None if p is None else self.eval(p)
+            return slice(*(None if p is None else self.visit(p)
                            for p in (node.lower, node.upper, node.step)))
         if isinstance(node, ast.Tuple):
             return tuple(self.index(elt) for elt in node.elts)
-        return self.eval(node)
+        return self.visit(node)
 
     def eval_List(self, node):
-        return self.check([self.eval(e) for e in node.elts], node)
+        return self.check([self.visit(e) for e in node.elts], node)
 
     def eval_Tuple(self, node):
-        return self.check(tuple(self.eval(e) for e in node.elts), node)
+        return self.check(tuple(self.visit(e) for e in node.elts), node)
 
     # -- value whitelist --------------------------------------------------------------
     def check(self, value, node):
