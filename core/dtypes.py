@@ -109,6 +109,23 @@ def legacy_type_name(d: dtype) -> str:
     return "torch." + d._legacy
 
 
+# PyTorch's names for dtypes in error messages: ScalarType ("Float", "Long") and C++ ("float", "long int").
+SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def scalar_name(d) -> str:
+    """'Float', 'Long', ... for a core dtype or a NumPy dtype (PyTorch's ScalarType names)."""
+    return SCALAR_NAMES[d.name if isinstance(d, dtype) else np.dtype(d).name]
+
+
+def cpp_name(d) -> str:
+    """'float', 'long int', ... for a core dtype or a NumPy dtype (c10::toString of a TypeMeta)."""
+    return CPP_NAMES[d.name if isinstance(d, dtype) else np.dtype(d).name]
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """torch.promote_types: floats win by width, ints follow C-like promotion, bool is the bottom."""
     if a is b:

@@ -61,3 +61,17 @@ def test_half_cumsum_and_softmax_accumulate_in_float32(torch):
             np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=0, atol=2e-3)
         else:
             np.testing.assert_array_equal(c.numpy(), t.numpy())
+
+
+def test_sum_with_explicit_small_int_dtype_keeps_it(torch):
+    for dt in ("int8", "int16", "int32", "uint8", "bool"):
+        c = core.tensor([1, 1, 0]).to(getattr(core, dt)).sum(dtype=getattr(core, dt))
+        t = torch.tensor([1, 1, 0]).to(getattr(torch, dt)).sum(dtype=getattr(torch, dt))
+        assert_same(c, t)
+
+
+def test_lerp_with_mismatched_dtypes_names_the_argument(torch):
+    from tests.conftest import same_error
+    ec, et = same_error(lambda: core.lerp(core.tensor([1.0]), core.tensor([1]), 0.5),
+                        lambda: torch.lerp(torch.tensor([1.0]), torch.tensor([1]), 0.5))
+    assert str(ec) == str(et)

@@ -30,10 +30,7 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
 
 def _short(d):
     """PyTorch's scalar type name ('Float', 'Long', ...) of a core dtype or NumPy dtype."""
-    if not isinstance(d, _dt.dtype):
-        d = _dt._FROM_NP[np.dtype(d)]
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[d.name]
+    return _dt.scalar_name(d)
 
 
 def _cpp_name(d):

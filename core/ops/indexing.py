@@ -31,10 +31,7 @@ _INT_IDX = (np.dtype(np.int64), np.dtype(np.int32))
 _I64 = np.dtype(np.int64)
 _OVERLAP_MSG = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                 "single memory location. Please clone() the tensor before performing the operation.")
-_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_CPP_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+from ..dtypes import CPP_NAMES as _CPP_NAME, SCALAR_NAMES as _SCALAR_NAME
 
 
 def _sname(arr_or_dtype) -> str:

@@ -17,8 +17,7 @@ def _dtname(d):
 
 
 # C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (c10::toString of caffe2::TypeMeta)
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-        "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+from ..dtypes import CPP_NAMES as _CPP
 
 
 def _save_operands(ctx, a, b):

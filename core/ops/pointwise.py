@@ -1187,9 +1187,7 @@ class WhereBackward0(Op):
         return None, where(c, g, z), where(c, z, g)
 
 
-def _long(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "uint8": "Byte",
-            "float16": "Half", "int16": "Short", "int8": "Char", "bool": "Bool"}[dt.name]
+_long = _dt.scalar_name
 
 
 @register(category="pointwise")
@@ -1256,6 +1254,10 @@ def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input)."""
     if not isinstance(weight, (Tensor, int, float, np.number)) or isinstance(weight, bool):
         raise TypeError(f"lerp(): argument 'weight' must be Tensor or Number, not {type(weight).__name__}")
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected dtype {_dt.cpp_name(input.dtype)} for `{name}` but got dtype "
+                               f"{_dt.cpp_name(t.dtype)}")
     if isinstance(weight, Tensor):
         return _out(LerpBackward1.apply(input, end, weight), out)
     return _out(LerpBackward0.apply(input, end, weight), out)

@@ -56,7 +56,8 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
-        r = d.sum(axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=None if npdt == d.dtype else npdt)
+        # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them
+        r = d.sum(axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=None if npdt == d.dtype and d.dtype.kind == "f" else npdt)
         return r if type(r) is np.ndarray else np.asarray(r)
 
     @staticmethod
@@ -136,9 +137,7 @@ class MeanBackward0(MeanBackward1):
     pass
 
 
-def _dtname(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[d.name]
+_dtname = _dt.scalar_name
 
 
 @register(category="reduction", methods=("mean",))

@@ -134,8 +134,8 @@ def write_result(t, result, opname):
 
 
 def _short(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[d.name]
+    from ..dtypes import scalar_name
+    return scalar_name(d)
 
 
 def snapshot(t):
