@@ -108,8 +108,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             gs = buffers.pop(node)
             is_acc = type(node) is AccumulateGrad
             if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
-                gs = _call_pre_hooks(node, gs)
+                gs = _call_pre_hooks(node, _function._as_tensors(gs))
             if capture:
+                gs = _function._as_tensors(gs)
                 for nr, g in enumerate(gs):
                     for k in capture.get((node, nr), ()):
                         captured[k] = g
@@ -126,8 +127,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             else:
                 out_grads = [None] * len(node.next_functions)
             if node._post_hooks:
+                out_grads = _function._as_tensors(out_grads)
                 for hook in list(node._post_hooks.values()):
-                    r = hook(tuple(out_grads), tuple(gs))
+                    r = hook(tuple(out_grads), tuple(_function._as_tensors(gs)))
                     if r is not None:
                         out_grads = list(r)
             if not retain_graph and node._saved is not None:
@@ -139,7 +141,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if buf is None:
                     buf = buffers[fn] = [None] * len(fn._output_meta)
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
                 d = deps[fn] - 1
                 deps[fn] = d
                 if d == 0:
@@ -156,6 +158,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             captured = [None if g is None else (g.detach() if g._requires_grad else g) for g in captured]
         return tuple(captured)
     return None
+
+
+def _add_grads(a, b):
+    """Sum two gradient contributions; bare arrays (no create_graph) are added with NumPy."""
+    if type(a) is np.ndarray or type(b) is np.ndarray:
+        r = (a if type(a) is np.ndarray else a._data) + (b if type(b) is np.ndarray else b._data)
+        return r if type(r) is np.ndarray else np.asarray(r)   # 0-d + 0-d gives a NumPy scalar
+    return a + b
 
 
 def _needed_nodes(roots, targets):

@@ -183,10 +183,13 @@ class Node:
     backward_np = None
 
     def _run_backward(self, grads):
+        """Gradients w.r.t. this node's inputs. Without create_graph the engine may pass (and, from
+        backward_np, get back) bare NumPy arrays, sparing a Tensor per edge."""
         if self._materialize and any(g is None for g in grads):
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
         if self.backward_np is not None and not STATE.grad_enabled:
             return self._run_backward_np(grads)
+        grads = _as_tensors(grads)
         res = self.backward(self, *grads)
         if type(res) is not tuple:
             res = (res,)
@@ -211,9 +214,10 @@ class Node:
 
     def _run_backward_np(self, grads):
         if len(grads) == 1:
-            res = self.backward_np(self, grads[0]._data)
+            g = grads[0]
+            res = self.backward_np(self, g if type(g) is np.ndarray else _array_of(g))
         else:
-            res = self.backward_np(self, *[g._data for g in grads])
+            res = self.backward_np(self, *[g if type(g) is np.ndarray else _array_of(g) for g in grads])
         if type(res) is not tuple:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
@@ -229,9 +233,18 @@ class Node:
                 g = np_sum_to_shape(g, shape)
             if g.dtype != dt:
                 g = g.astype(dt)
-            out.append(Tensor._make(g))
+            out.append(g)
         return out
 
+
+
+def _array_of(g):
+    return g._data if isinstance(g, Tensor) else np.asarray(g)
+
+
+def _as_tensors(grads):
+    """Wrap bare NumPy gradients (from backward_np) as Tensors for code that needs Tensors."""
+    return [Tensor._make(g) if type(g) is np.ndarray else g for g in grads]
 
 
 def _zeros_for(meta):
@@ -457,6 +470,8 @@ class AccumulateGrad(Node):
         v = self.variable
         if g is None:
             return
+        if type(g) is np.ndarray:
+            g = Tensor._make(g)
         if g._data.shape != v._data.shape:
             g = sum_to_shape(g, v._data.shape, self)
         if g._data.dtype != v._data.dtype:
@@ -492,6 +507,7 @@ class BackwardCFunction(FunctionCtx, Op):
     """Node of a custom Function; named '<ClassName>Backward'."""
 
     def _run_backward(self, grads):
+        grads = _as_tensors(grads)
         if self._materialize:
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
         res = self._forward_cls.backward(self, *grads)
