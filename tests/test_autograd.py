@@ -486,3 +486,31 @@ def test_autograd_backward_function_with_multiple_roots(torch):
         return x.grad
     c, t = both(torch, run)
     assert_same(c, t)
+
+
+def test_hooks_and_retain_grad_see_tensors_after_numpy_backward_nodes(torch):
+    """Gradients travel as bare arrays between NumPy backward formulas; hooks, retain_grad and
+    autograd.grad must still receive tensors with torch's values."""
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 2            # MulBackward0
+        y.retain_grad()
+        seen = []
+        y.register_hook(lambda g: seen.append((type(g).__name__, g.tolist())))
+        z = (y.relu() + y).sum()      # ReluBackward0, AddBackward0, SumBackward0
+        z.backward(retain_graph=True)
+        (gy,) = lib.autograd.grad(z, y)
+        return seen, y.grad.tolist(), gy.tolist(), x.grad.tolist()
+    c, t = both(torch, run)
+    assert c == t
+
+
+def test_gradient_reaching_a_node_twice_is_summed_with_numpy_paths(torch):
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        s = x.sum()
+        out = s * s + s.exp() + x.mean()     # s used three times
+        out.backward()
+        return x.grad
+    c, t = both(torch, run)
+    assert_same(c, t)
