@@ -1,5 +1,6 @@
 """Cases found by differential fuzzing against torch (random op chains, indexing, nn.functional)."""
 import numpy as np
+import pytest
 
 import core
 import core.nn.functional as CF
@@ -75,3 +76,16 @@ def test_lerp_with_mismatched_dtypes_names_the_argument(torch):
     ec, et = same_error(lambda: core.lerp(core.tensor([1.0]), core.tensor([1]), 0.5),
                         lambda: torch.lerp(torch.tensor([1.0]), torch.tensor([1]), 0.5))
     assert str(ec) == str(et)
+
+
+@pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, 0), (2.0, -1)])
+def test_functional_normalize_matches_torch(torch, p, dim):
+    data = [[0.5, -1.0, 2.0], [0.0, 0.0, 0.0]]
+    xc = core.tensor(data, requires_grad=True)
+    xt = torch.tensor(data, requires_grad=True)
+    oc, ot = CF.normalize(xc, p=p, dim=dim), torch.nn.functional.normalize(xt, p=p, dim=dim)
+    assert_same(oc, ot)
+    assert oc.grad_fn.name() == ot.grad_fn.name()
+    oc.sum().backward()
+    ot.sum().backward()
+    assert_same(xc.grad, xt.grad)

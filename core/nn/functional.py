@@ -23,7 +23,7 @@ from ..tensor import Size, Tensor, _wrap_dim
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "softmax", "log_softmax",
            "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "dropout", "unfold",
            "fold", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "batch_norm", "layer_norm",
-           "one_hot", "pad", "embedding"]
+           "one_hot", "pad", "embedding", "normalize"]
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -283,6 +283,15 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 # -- linear -----------------------------------------------------------------------------------------
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps), as torch.nn.functional.normalize computes it."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is not None:
+        from ..ops.pointwise import div
+        return div(input, denom, out=out)
+    return input / denom
+
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias. 2-D input with bias is one addmm (AddmmBackward0), like PyTorch."""
