@@ -16,6 +16,9 @@ from .creation import Generator, default_generator
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .ops.registry import FUNCTIONS as _FUNCTIONS, OPS as _OPS
+from ._bind import bind as _bind_tensor
+
+_bind_tensor()
 
 __version__ = "2.13.0+core"
 

@@ -2,4 +2,3 @@
 from . import registry  # noqa: F401
 from . import pointwise, reduce, linalg, shape, indexing, einsum, activation, sorting  # noqa: F401
 
-registry.install_operator_guards()

@@ -36,6 +36,26 @@ class OpInfo:
 
 OPS: dict[str, OpInfo] = {}
 FUNCTIONS: dict[str, object] = {}
+# Every attribute Tensor gets beyond its class body: name -> function, property or descriptor.
+# Op modules only record here; core/_bind.py attaches them, once, from core/__init__.
+METHODS: dict[str, object] = {}
+
+
+def method(name, value=None):
+    """Record `Tensor.<name> = value` for the binding step (usable as a decorator:
+    `@method("t_")`). Op modules never set attributes on Tensor themselves."""
+    if value is None:
+        return lambda v: method(name, v)
+    METHODS[name] = value
+    return value
+
+
+def add_inplace(opname, name, fn):
+    """Give the registered op `opname` the custom in-place variant `name` (e.g. a fast
+    `scatter_` that writes straight into self), recorded for binding like any method."""
+    OPS[opname].inplace = name
+    METHODS[name] = fn
+    return fn
 
 
 def register(name=None, *, category, methods=(), inplace=None, function=True, summary=None,
@@ -52,12 +72,12 @@ def register(name=None, *, category, methods=(), inplace=None, function=True, su
         if function:
             FUNCTIONS[opname] = fn
         for m in methods:
-            setattr(Tensor, m, fn)
+            METHODS[m] = fn
+            setattr(Tensor, m, fn)  # TRANSITIONAL: removed once every op module only records
         if inplace is not None:
-            if isinstance(inplace, tuple):
-                setattr(Tensor, inplace[0], inplace[1])
-            else:
-                setattr(Tensor, inplace, make_inplace(fn, inplace))
+            ip = inplace[1] if isinstance(inplace, tuple) else make_inplace(fn, inplace)
+            METHODS[inplace_name] = ip
+            setattr(Tensor, inplace_name, ip)  # TRANSITIONAL
         return fn
 
     return deco
