@@ -135,7 +135,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for '{_short(input.dtype)}'")
     if not inplace:
         return LeakyReluBackward0.apply(input, negative_slope)
-    from ..ops.registry import check_inplace, rebase, snapshot, write_result
+    from ..ops.inplace import check_inplace, rebase, snapshot, write_result
     check_inplace(input)
     recorded = STATE.grad_enabled and input._requires_grad
     r = LeakyReluBackward1.apply(snapshot(input) if recorded else input, negative_slope)

@@ -21,7 +21,7 @@ def _rng(generator):
 
 def _write(tensor, values):
     """Write `values` into tensor's storage as an in-place op under no_grad (bumps the version)."""
-    from ..ops.registry import check_inplace
+    from ..ops.inplace import check_inplace
     with no_grad():
         check_inplace(tensor)
     np.copyto(tensor._data, values, casting="unsafe")

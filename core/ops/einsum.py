@@ -9,7 +9,8 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..tensor import Tensor, _wrap_dim
-from .registry import _short, register
+from ..dtypes import scalar_name as _short
+from .registry import register
 from .shape import ViewOp, _geom, _strided, _view
 
 _ELLIPSIS = 52

@@ -23,7 +23,8 @@ from ..autograd.function import Op, _mark_view
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor, _wrap_dim
 from .registry import OPS as _OPS
-from .registry import VIEW_LEAF_INPLACE_MSG, _any_requires_grad, check_inplace, export, make_inplace, rebase, register
+from .inplace import VIEW_LEAF_INPLACE_MSG, _any_requires_grad, check_inplace, make_inplace, rebase
+from .registry import export, register
 
 # -- small helpers -------------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from .registry import register
 
 
 def _dtname(d):
-    from .registry import _short
+    from ..dtypes import scalar_name as _short
     return _short(d)
 
 

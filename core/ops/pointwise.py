@@ -553,7 +553,7 @@ def floor_divide(input, other, *, out=None):
 
 
 def _make_floor_divide_inplace():
-    from .registry import make_inplace
+    from .inplace import make_inplace
     return make_inplace(lambda self, other: _floor_divide_impl(self, other, _FloorDivideNI_), "floor_divide_")
 
 
@@ -682,7 +682,7 @@ def _out(result, out):
     if out._data.dtype != r.dtype:
         rd, od = _F[r.dtype], _F[out._data.dtype]
         if not _dt.can_cast(rd, od):
-            from .registry import _short
+            from ..dtypes import scalar_name as _short
             raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type {_short(od)}")
     if out._data.shape != r.shape:
         if out._data.size:
@@ -1360,7 +1360,7 @@ class FillBackward3(Op):
 
 def fill_(self, value, *, _zero=False):
     """Fill with a scalar (or 0-d tensor) in place."""
-    from .registry import check_inplace, rebase, snapshot, write_result
+    from .inplace import check_inplace, rebase, snapshot, write_result
     check_inplace(self)
     from ..autograd.grad_mode import STATE
     if not isinstance(value, (Tensor, int, float, bool, np.number, np.bool_)):
@@ -1400,7 +1400,7 @@ class CopyBackwards(Op):
 
 def copy_(self, src, non_blocking=False):
     """Copy src into self (broadcasting src, casting to self's dtype), in place."""
-    from .registry import check_inplace, rebase, snapshot
+    from .inplace import check_inplace, rebase, snapshot
     from ..autograd.grad_mode import STATE
     check_inplace(self)
     if not isinstance(src, Tensor):
@@ -1462,7 +1462,8 @@ def _scalar_clamp_inplace(method):
 
 
 def _install_aliases():
-    from .registry import FUNCTIONS, make_inplace
+    from .registry import FUNCTIONS
+    from .inplace import make_inplace
     for alias, target in _ALIASES.items():
         FUNCTIONS.setdefault(alias, target)
         globals()[alias] = target

@@ -288,7 +288,7 @@ def _view_dtype(input, dtype):
     a = input._data
     src = input.dtype
     if dt.itemsize != a.itemsize:
-        from .registry import _short
+        from ..dtypes import scalar_name as _short
         names = f"{_short(src)} as {_short(dt)}"
         if a.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element sizes)")
@@ -1060,7 +1060,7 @@ class TransposeBackward1(TransposeBackward0):
 
 def _inplace_view(self, cls, *args):
     """Apply view op cls to self and make self that view (metadata change in place)."""
-    from . import registry
+    from . import inplace as registry
     if self._data.flags.writeable:
         registry.check_inplace(self)
     else:       # read-only (expanded) data: only the autograd checks apply to a metadata change

@@ -655,7 +655,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 # ---------------------------------------------------------------------------------------------
 
 def _not_implemented(kernel, input):
-    from .registry import _short
+    from ..dtypes import scalar_name as _short
     raise NotImplementedError(f'"{kernel}" not implemented for \'{_short(input.dtype)}\'')
 
 
@@ -1209,7 +1209,7 @@ def _searchsorted(boundaries, input, out_int32, right, side, sorter, scalar_inpu
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {_shape_str(bd.shape)}and got sorter tensor {_shape_str(sorter._data.shape)}")
         if sorter._data.dtype != np.int64:
-            from .registry import _short
+            from ..dtypes import scalar_name as _short
             raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
                                f"{_short(sorter.dtype)}")
         s = sorter._data
