@@ -10,8 +10,8 @@ from .tensor import Size, Tensor, device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
 from . import autograd
-from . import ops as _ops
 from . import creation as _creation
+from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions

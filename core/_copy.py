@@ -1,6 +1,8 @@
 """copy.deepcopy support for tensors (used by nn modules and state_dict copies)."""
 from __future__ import annotations
 
+import copy
+
 
 def deepcopy_tensor(t, memo):
     if not t.is_leaf:
@@ -15,7 +17,6 @@ def deepcopy_tensor(t, memo):
     if t._grad is not None:
         new._grad = deepcopy_tensor(t._grad, memo)
     for k, v in getattr(t, "__dict__", {}).items():
-        import copy
         new.__dict__[k] = copy.deepcopy(v, memo)
     memo[id(t)] = new
     return new

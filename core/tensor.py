@@ -1,5 +1,7 @@
 """`Tensor`: a NumPy array plus PyTorch's autograd metadata (requires_grad, grad,
-grad_fn, version counter, view base). Ops are attached as methods by core.ops.registry."""
+grad_fn, version counter, view base). Imports only dtypes and the grad mode: every method that needs
+a module above this one (ops, autograd entry points, factories, printing) is defined with its owner,
+recorded in `core/_methods.py` and attached by `core/_bind.py`."""
 from __future__ import annotations
 
 import warnings
@@ -7,14 +9,18 @@ import weakref
 
 import numpy as np
 
+from . import _copy
 from . import dtypes as _dt
-from .autograd.grad_mode import STATE
+from ._grad_mode import STATE
+from ._tensor_str import format_tensor
 
 _FROM_NP = _dt._FROM_NP
 
 
 class Size(tuple):
     """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    __module__ = "torch"
 
     def __repr__(self):
         return f"torch.Size([{', '.join(map(str, self))}])"
@@ -57,22 +63,8 @@ class Tensor:
     _inference = False
     _accum = None
 
+    __module__ = "torch"    # `print(type(x))` shows <class 'torch.Tensor'> as in PyTorch
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
-
-    def __init__(self, *args, requires_grad=False):
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            src = args[0]
-            if isinstance(src, Tensor):
-                data = src._data.astype(_dt.get_default_dtype().np)
-            else:
-                from .creation import _array_from_data
-                data = _array_from_data(src, _dt.get_default_dtype())
-        else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, Size)) else args
-            from .creation import _check_alloc
-            _check_alloc(sizes, _dt.get_default_dtype())
-            data = np.zeros(tuple(int(s) for s in sizes), dtype=_dt.get_default_dtype().np)
-        self._init(data, requires_grad)
 
     def _init(self, data, requires_grad=False, grad_fn=None, output_nr=0):
         self._data = data
@@ -245,28 +237,6 @@ class Tensor:
     def output_nr(self):
         return self._output_nr
 
-    def _get_accumulator(self):
-        from .autograd.function import AccumulateGrad
-        acc = self._accum() if self._accum is not None else None
-        if acc is None:
-            acc = AccumulateGrad(self)
-            self._accum = weakref.ref(acc)
-        return acc
-
-    def register_hook(self, hook):
-        """Call hook(grad) when the gradient w.r.t. this tensor is computed; a returned
-        tensor replaces the gradient. Returns a handle with .remove()."""
-        from .autograd.function import RemovableHandle
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-        if self._hooks is None:
-            self._hooks = {}
-        h = RemovableHandle(self._hooks)
-        self._hooks[h.id] = hook
-        return h
-
     def retain_grad(self):
         """Make a non-leaf keep its .grad after backward (no-op on leaves)."""
         if not self._requires_grad:
@@ -278,15 +248,6 @@ class Tensor:
             node._retain_hooks = {}
         node._retain_hooks[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into each leaf's .grad (PyTorch's Tensor.backward)."""
-        if inputs is None:
-            from .autograd.engine import run_backward
-            run_backward([self], [gradient], retain_graph, create_graph)
-            return
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A new tensor sharing storage, cut from the graph (requires_grad=False)."""
@@ -382,66 +343,7 @@ class Tensor:
         raise TypeError("core tensors are not picklable")
 
     def __deepcopy__(self, memo):
-        from . import _copy
         return _copy.deepcopy_tensor(self, memo)
-
-    def to(self, *args, **kwargs):
-        """to(dtype) / to(device) / to(other) / to(device, dtype); copy=False returns self when nothing changes."""
-        dtype = kwargs.pop("dtype", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        device = kwargs.pop("device", None)
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, _dt.dtype):
-                dtype = a
-            elif isinstance(a, (str, _Device)):
-                device = a
-            elif a is not None:
-                dtype = _dt.as_dtype(a)
-        if device is not None:
-            _check_device(device)
-        if dtype is None or _dt.as_dtype(dtype) is self.dtype:
-            return self.clone() if copy else self
-        from .ops.pointwise import _to_dtype
-        return _to_dtype(self, _dt.as_dtype(dtype))
-
-    def type(self, dtype=None, non_blocking=False, **kw):
-        """No argument: the legacy type string ('torch.FloatTensor'); otherwise a cast."""
-        if dtype is None:
-            return _dt.legacy_type_name(self.dtype)
-        return self.to(_dt.as_dtype(dtype))
-
-    def type_as(self, other):
-        return self.to(other.dtype)
-
-    def long(self):
-        return self.to(_dt.int64)
-
-    def int(self):
-        return self.to(_dt.int32)
-
-    def short(self):
-        return self.to(_dt.int16)
-
-    def char(self):
-        return self.to(_dt.int8)
-
-    def byte(self):
-        return self.to(_dt.uint8)
-
-    def float(self):
-        return self.to(_dt.float32)
-
-    def double(self):
-        return self.to(_dt.float64)
-
-    def half(self):
-        return self.to(_dt.float16)
-
-    def bool(self):
-        return self.to(_dt.bool_)
 
     def cpu(self):
         return self
@@ -455,29 +357,8 @@ class Tensor:
     def share_memory_(self):
         return self
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        from .creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
-        from .creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_ones(self, *size, dtype=None, requires_grad=False):
-        from .creation import ones
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
-        from .creation import full
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_empty(self, *size, dtype=None, requires_grad=False):
-        from .creation import empty
-        return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
     # -- printing ---------------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import format_tensor
         return format_tensor(self._data, self.dtype, suffixes=self._repr_suffixes())
 
     def _repr_suffixes(self):
@@ -565,14 +446,3 @@ def _wrap_dim(dim, ndim):
 
 
 wrap_dim = _wrap_dim
-
-
-def _install():
-    from .autograd import function as _function
-    _function.Tensor = Tensor
-    # `print(type(x))` shows <class 'torch.Tensor'> as in PyTorch
-    Tensor.__module__ = "torch"
-    Size.__module__ = "torch"
-
-
-_install()

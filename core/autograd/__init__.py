@@ -1,16 +1,21 @@
 """torch.autograd: backward, grad, Function, Variable and the grad-mode switches."""
 from __future__ import annotations
 
-from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, Node, once_differentiable
+import numpy as np
+
+from .. import _methods
+from ..tensor import Tensor
+from .engine import run_backward
+from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from . import graph  # noqa: F401
+from .node import Node
 
 
 def _as_list(x):
     if x is None:
         return None
-    from ..tensor import Tensor
     if isinstance(x, Tensor):
         return [x]
     return list(x)
@@ -19,7 +24,6 @@ def _as_list(x):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate gradients of `tensors` into the leaves (or only into `inputs`)."""
-    from .engine import run_backward
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors if grad_tensors is not None else grad_variables)
     if grads is None:
@@ -35,7 +39,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Return d(outputs)/d(inputs) as a tuple, without touching .grad."""
-    from .engine import run_backward
     outputs = _as_list(outputs)
     single = not isinstance(inputs, (list, tuple))
     inputs = _as_list(inputs)
@@ -47,8 +50,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                        allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        from ..creation import zeros_like
-        res = tuple(zeros_like(i) if g is None else g for g, i in zip(res, inputs))
+        res = tuple(Tensor._make(np.zeros_like(i._data)) if g is None else g for g, i in zip(res, inputs))
     return res
 
 
@@ -61,3 +63,12 @@ def Variable(data, requires_grad=False, volatile=False):
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph"]
+
+
+@_methods.method("backward")
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Tensor.backward: accumulate d(self)/d(leaf) into each leaf's .grad."""
+    if inputs is None:
+        run_backward([self], [gradient], retain_graph, create_graph)
+        return
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)

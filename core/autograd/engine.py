@@ -7,19 +7,13 @@ import heapq
 
 import numpy as np
 
-from .function import AccumulateGrad
-from .grad_mode import STATE
-
-
-from . import function as _function
-
-
-def _tensor_cls():
-    return _function.Tensor
+from .._grad_mode import STATE
+from ..tensor import Size, Tensor
+from . import node as _node
+from .node import AccumulateGrad, get_accumulator
 
 
 def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
-    Tensor = _tensor_cls()
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -35,7 +29,6 @@ def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
             if g._data.shape != out._data.shape:
-                from ..tensor import Size
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                                    f"and output[{i}] has a shape of {Size(out._data.shape)}.")
         grads.append(g)
@@ -60,7 +53,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for k, t in enumerate(inputs):
             if not t._requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            node = t.grad_fn if t.grad_fn is not None else t._get_accumulator()
+            node = t.grad_fn if t.grad_fn is not None else get_accumulator(t)
             nr = t._output_nr if t.grad_fn is not None else 0
             capture.setdefault((node, nr), []).append(k)
     captured = [None] * (len(inputs) if inputs is not None else 0)
@@ -68,7 +61,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     roots = []
     buffers = {}
     for out, g in zip(outputs, grads):
-        node = out.grad_fn if out.grad_fn is not None else out._get_accumulator()
+        node = out.grad_fn if out.grad_fn is not None else get_accumulator(out)
         nr = out._output_nr if out.grad_fn is not None else 0
         buf = buffers.get(node)
         if buf is None:
@@ -108,9 +101,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             gs = buffers.pop(node)
             is_acc = type(node) is AccumulateGrad
             if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
-                gs = _call_pre_hooks(node, _function._as_tensors(gs))
+                gs = _call_pre_hooks(node, _node._as_tensors(gs))
             if capture:
-                gs = _function._as_tensors(gs)
+                gs = _node._as_tensors(gs)
                 for nr, g in enumerate(gs):
                     for k in capture.get((node, nr), ()):
                         captured[k] = g
@@ -127,9 +120,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             else:
                 out_grads = [None] * len(node.next_functions)
             if node._post_hooks:
-                out_grads = _function._as_tensors(out_grads)
+                out_grads = _node._as_tensors(out_grads)
                 for hook in list(node._post_hooks.values()):
-                    r = hook(tuple(out_grads), tuple(_function._as_tensors(gs)))
+                    r = hook(tuple(out_grads), tuple(_node._as_tensors(gs)))
                     if r is not None:
                         out_grads = list(r)
             if not retain_graph and node._saved is not None:

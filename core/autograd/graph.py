@@ -1,7 +1,7 @@
 """torch.autograd.graph: Node and saved_tensors_hooks-free graph helpers."""
 from __future__ import annotations
 
-from .function import Node
+from .node import Node
 
 
 def iter_graph(root):

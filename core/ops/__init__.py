@@ -1,4 +1,3 @@
-"""Op families; importing this package registers every op (see registry.py)."""
-from . import registry  # noqa: F401
-from . import pointwise, reduce, linalg, shape, indexing, einsum, activation, sorting  # noqa: F401
-
+"""The op families. Importing a family registers its ops (see registry.py); core/__init__ imports
+them all, in order, before binding Tensor's methods. This package's __init__ imports nothing, so
+importing `core.ops.registry` never drags the families in (no import cycle)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _methods
 from ..tensor import Tensor
 from .inplace import make_inplace
 
@@ -35,18 +36,8 @@ class OpInfo:
 
 OPS: dict[str, OpInfo] = {}
 FUNCTIONS: dict[str, object] = {}
-# Every attribute Tensor gets beyond its class body: name -> function, property or descriptor.
-# Op modules only record here; core/_bind.py attaches them, once, from core/__init__.
-METHODS: dict[str, object] = {}
-
-
-def method(name, value=None):
-    """Record `Tensor.<name> = value` for the binding step (usable as a decorator:
-    `@method("t_")`). Op modules never set attributes on Tensor themselves."""
-    if value is None:
-        return lambda v: method(name, v)
-    METHODS[name] = value
-    return value
+METHODS = _methods.METHODS   # Tensor's methods, attached by core/_bind.py
+method = _methods.method
 
 
 def add_inplace(opname, name, fn):

@@ -1,0 +1,509 @@
+"""Graph nodes: the built-in op base class `Op`, `AccumulateGrad`, saved tensors, hook handles
+and the one broadcasting reduction (`sum_to_shape`).
+
+A built-in op is one `Op` subclass: `forward(ctx, *args)` computes on NumPy arrays
+(`t._data`) and returns an array; `backward(ctx, *grads)` is written with core ops so
+that `create_graph=True` gives differentiable gradients. The subclass *is* the graph
+node class, so `y.grad_fn.name()` is the class name (`MulBackward0`...). Reduction of
+broadcast gradients and dtype casting happen once, in `Node._run_backward`.
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+
+import weakref
+
+from .. import _methods
+from .._grad_mode import STATE
+from ..tensor import Tensor
+
+_seq = itertools.count()
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+class RemovableHandle:
+    """Returned by register_hook; `.remove()` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, store):
+        self._store = store
+        self.id = next(self._ids)
+
+    def remove(self):
+        self._store.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Outputs are stored as data + version counter (not the Tensor) so the graph holds no
+    reference cycle; on unpack they are re-wrapped with this node as grad_fn, as PyTorch does.
+    """
+
+    __slots__ = ("tensor", "data", "vc", "version", "output_nr", "is_output", "dtype_name")
+
+    def __init__(self, t, is_output=False, output_nr=0):
+        self.is_output = is_output
+        self.data = t._data
+        self.vc = t._vc
+        self.version = t._vc[0]
+        self.output_nr = output_nr
+        self.tensor = None if is_output else t
+
+    def unpack(self, node):
+        if self.vc[0] != self.version:
+            t = self.tensor if self.tensor is not None else Tensor._make(self.data)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} {list(self.data.shape)}], which is output "
+                f"{self.output_nr} of {node.name()}, is at version {self.vc[0]}; expected version "
+                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
+                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+        if self.is_output:
+            t = Tensor._make(self.data, True, node, self.output_nr)
+            t._vc = self.vc
+            return t
+        return self.tensor
+
+
+class Node:
+    """Base of every graph node (PyTorch's torch.autograd.graph.Node)."""
+
+    next_functions: tuple = ()
+    _saved = None
+    _freed = False
+    _tensor_hooks = None      # {output_nr: {handle_id: fn}}
+    _retain_hooks = None      # {output_nr: weakref to tensor}
+    _post_hooks = None
+    _pre_hooks = None
+    _input_meta = ()
+    _materialize = True
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self._metadata = {}
+        return d
+
+    def register_hook(self, fn):
+        """Post-hook fn(grad_inputs, grad_outputs), may return replacement grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """Pre-hook fn(grad_outputs), may return replacement grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _add_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        store = self._tensor_hooks.setdefault(output_nr, {})
+        h = RemovableHandle(store)
+        store[h.id] = fn
+        return h
+
+    # -- saved tensors ----------------------------------------------------------
+    def save_for_backward(self, *tensors):
+        saved = []
+        for t in tensors:
+            if t is None:
+                saved.append(None)
+                continue
+            if not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{len(saved)} is of type {type(t).__name__}")
+            if t._inference and not STATE.inference:
+                raise RuntimeError(INFERENCE_SAVE_MSG)
+            saved.append(SavedTensor(t))
+        self._saved = saved
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        if self._saved is None:
+            return ()
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    def _release(self):
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+    def _saved_items(self):
+        """(SavedTensor) records this node holds, for memory accounting."""
+        return [s for s in (self._saved or ()) if s is not None]
+
+    # -- backward ----------------------------------------------------------------
+    # Optional NumPy version of backward for hot ops, used when no graph of the gradient is
+    # wanted (create_graph=False); it must compute exactly what `backward` computes.
+    backward_np = None
+
+    def _run_backward(self, grads):
+        """Gradients w.r.t. this node's inputs. Without create_graph the engine may pass (and, from
+        backward_np, get back) bare NumPy arrays, sparing a Tensor per edge."""
+        if self._materialize and any(g is None for g in grads):
+            grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
+        if self.backward_np is not None and not STATE.grad_enabled:
+            return self._run_backward_np(grads)
+        grads = _as_tensors(grads)
+        res = self.backward(self, *grads)
+        if type(res) is not tuple:
+            res = (res,)
+        if self.grads_per_arg and self._positions is not None:
+            res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        n = len(self.next_functions)
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+        out = []
+        for g, meta, (fn, _) in zip(res, self._input_meta, self.next_functions):
+            if g is None or fn is None:
+                out.append(None)
+            elif type(g) is Tensor and g._data.shape == meta[0] and g._data.dtype == meta[1]:
+                out.append(g)
+            else:
+                out.append(_conform(g, meta, self))
+        return out
+
+    def _run_backward_np(self, grads):
+        if len(grads) == 1:
+            g = grads[0]
+            res = self.backward_np(self, g if type(g) is np.ndarray else _array_of(g))
+        else:
+            res = self.backward_np(self, *[g if type(g) is np.ndarray else _array_of(g) for g in grads])
+        if type(res) is not tuple:
+            res = (res,)
+        if self.grads_per_arg and self._positions is not None:
+            res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        out = []
+        for g, (shape, dt), (fn, _) in zip(res, self._input_meta, self.next_functions):
+            if g is None or fn is None:
+                out.append(None)
+                continue
+            if type(g) is not np.ndarray:
+                g = np.asarray(g)
+            if g.shape != shape:
+                g = np_sum_to_shape(g, shape)
+            if g.dtype != dt:
+                g = g.astype(dt)
+            out.append(g)
+        return out
+
+
+
+def _array_of(g):
+    return g._data if isinstance(g, Tensor) else np.asarray(g)
+
+
+def _as_tensors(grads):
+    """Wrap bare NumPy gradients (from backward_np) as Tensors for code that needs Tensors."""
+    return [Tensor._make(g) if type(g) is np.ndarray else g for g in grads]
+
+
+def _zeros_for(meta):
+    shape, dt = meta
+    return Tensor._make(np.zeros(shape, dtype=dt))
+
+
+def _conform(g, meta, node):
+    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
+    shape, dt = meta
+    if not isinstance(g, Tensor):
+        if isinstance(g, (int, float)):
+            g = Tensor._make(np.full(shape, g, dtype=dt))
+        else:
+            raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__}")
+    if g._data.shape != shape:
+        g = sum_to_shape(g, shape, node)
+    if g._data.dtype != dt:
+        g = g.to(dt)
+    return g
+
+
+def np_sum_to_shape(g, shape):
+    """NumPy twin of sum_to_shape for backward_np."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return g.reshape(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    if dims:
+        g = g.sum(axis=dims, keepdims=True)
+    return g.reshape(shape) if g.shape != shape else g
+
+
+def sum_to_shape(g, shape, node=None):
+    """The single broadcasting reduction: sum the leading and expanded dims of g down to shape."""
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        if g.numel() == int(np.prod(shape)):
+            return g.reshape(shape)
+        raise RuntimeError(_shape_err(node, gshape, shape))
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != gshape[lead + i]:
+            if g.numel() == int(np.prod(shape)):
+                return g.reshape(shape)
+            raise RuntimeError(_shape_err(node, gshape, shape))
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _shape_err(node, got, want):
+    name = node.name() if node is not None else "backward"
+    return (f"Function {name} returned an invalid gradient at index 0 - got "
+            f"[{', '.join(map(str, got))}] but expected shape compatible with [{', '.join(map(str, want))}]")
+
+
+class _ForwardCtx:
+    """ctx used when no graph is recorded: saving is a no-op."""
+
+    needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_dirty(self, *a):
+        pass
+
+    def mark_non_differentiable(self, *a):
+        pass
+
+    def set_materialize_grads(self, v):
+        pass
+
+
+def _differentiable_inputs(args):
+    out = []
+    for a in args:
+        ta = type(a)
+        if ta is Tensor or isinstance(a, Tensor):
+            out.append(a)
+        elif (ta is list or ta is tuple) and a and isinstance(a[0], Tensor):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
+
+
+def _edge(t):
+    if not t._requires_grad:
+        return (None, 0)
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (get_accumulator(t), 0)
+
+
+class Op(Node):
+    """Base class of built-in differentiable ops; see module docstring."""
+
+    save_output = False   # save the forward result for backward (e.g. exp, sigmoid, relu)
+    grads_per_arg = False  # backward returns one grad per positional arg (Python numbers get None)
+    is_view = False        # output 0 is a view of input 0: shares its version counter, records _base
+    # PyTorch returns contiguous results from non-elementwise ops; NumPy often keeps the input's
+    # layout. Elementwise ops set this False (both libraries preserve a dense input's strides).
+    contiguous_output = True
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError
+
+    def _init_node(self, inputs, args):
+        self._seq = next(_seq)
+        edges = []
+        meta = []
+        for t in inputs:
+            d = t._data
+            meta.append((d.shape, d.dtype))
+            if not t._requires_grad:
+                edges.append((None, 0))
+            elif t.grad_fn is not None:
+                edges.append((t.grad_fn, t._output_nr))
+            else:
+                edges.append((get_accumulator(t), 0))
+        self.next_functions = tuple(edges)
+        self._input_meta = tuple(meta)
+        if self.grads_per_arg:
+            if len(inputs) == len(args) and all(a is t for a, t in zip(args, inputs)):
+                # every argument is a tensor: grads map one to one
+                self._positions = None
+                self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+            else:
+                pos, need = [], []
+                for i, a in enumerate(args):
+                    if isinstance(a, Tensor):
+                        pos.append(i)
+                        need.append(a._requires_grad)
+                    else:
+                        need.append(False)
+                self._positions = pos
+                self.needs_input_grad = tuple(need)
+        else:
+            self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward; record a node when grad mode is on and an input requires grad."""
+        if STATE.grad_enabled:
+            inputs = _differentiable_inputs(args)
+            for t in inputs:
+                if t._requires_grad:
+                    return cls._record(inputs, args, kwargs)
+        out = cls.forward(_ForwardCtx(), *args, **kwargs)
+        if cls.contiguous_output and not cls.is_view:
+            out = _contiguous(out)
+        if type(out) is tuple:
+            return tuple(Tensor._make(o) for o in out)
+        r = Tensor._make(out)
+        if cls.is_view:
+            _mark_view(r, args[0])
+        return r
+
+    @classmethod
+    def _record(cls, inputs, args, kwargs):
+        node = cls.__new__(cls)
+        node._init_node(inputs, args)
+        out = cls.forward(node, *args, **kwargs)
+        if cls.contiguous_output and not cls.is_view:
+            out = _contiguous(out)
+        if type(out) is tuple:
+            res = tuple(Tensor._make(o, o.dtype.kind == "f", node if o.dtype.kind == "f" else None, i)
+                        for i, o in enumerate(out))
+            node._output_meta = tuple((o._data.shape, o._data.dtype) for o in res)
+            if cls.save_output:
+                node._saved = (node._saved or []) + [SavedTensor(res[0], True, 0)]
+            return res
+        if out.dtype.kind != "f":
+            return Tensor._make(out)
+        r = Tensor._make(out, True, node, 0)
+        if cls.is_view:
+            _mark_view(r, args[0])
+        node._output_meta = ((out.shape, out.dtype),)
+        if cls.save_output:
+            node._saved = (node._saved or []) + [SavedTensor(r, True, 0)]
+        return r
+
+
+def _contiguous(out):
+    # tuple results (unbind, split, max(dim)...) are left alone: some are views by design
+    if type(out) is np.ndarray and not out.flags.c_contiguous:
+        return out.copy(order="C")
+    return out
+
+
+def _mark_view(r, base):
+    r._base = base if base._base is None else base._base
+    r._vc = base._vc
+    if base._requires_grad and not STATE.grad_enabled:
+        r._view_meta = "nograd"   # PyTorch's CreationMeta::NO_GRAD_MODE (see ops/shape.py)
+
+
+class AccumulateGrad(Node):
+    """Leaf node: runs the leaf's hooks, then accumulates into `variable.grad`."""
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    _materialize = False
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = 2 ** 62  # run leaves after everything else that is ready
+        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+
+    def _accumulate(self, g, create_graph):
+        v = self.variable
+        if g is None:
+            return
+        if type(g) is np.ndarray:
+            g = Tensor._make(g)
+        if g._data.shape != v._data.shape:
+            g = sum_to_shape(g, v._data.shape, self)
+        if g._data.dtype != v._data.dtype:
+            g = g.to(v.dtype)
+        if v._grad is None:
+            if create_graph:
+                v._grad = g
+            else:
+                v._grad = Tensor._make(np.array(g._data, copy=True))
+        elif create_graph or v._grad._requires_grad:
+            v._grad = v._grad + g
+        else:
+            v._grad._data += g._data
+            v._grad._vc[0] += 1
+
+
+@_methods.method("_get_accumulator")
+def get_accumulator(t):
+    """The leaf's AccumulateGrad node, shared while anything holds it (PyTorch's grad accumulator)."""
+    acc = t._accum() if t._accum is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accum = weakref.ref(acc)
+    return acc
+
+
+@_methods.method("register_hook")
+def register_hook(self, hook):
+    """Tensor.register_hook: call hook(grad) when the gradient w.r.t. this tensor is computed; a
+    returned tensor replaces the gradient. Returns a handle with .remove()."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+    if self._hooks is None:
+        self._hooks = {}
+    h = RemovableHandle(self._hooks)
+    self._hooks[h.id] = hook
+    return h

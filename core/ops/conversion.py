@@ -1,0 +1,126 @@
+"""Tensor methods that convert or create from a tensor: `to` / `type` / `float()`..., the `new_*`
+factories, and the legacy `torch.Tensor(...)` constructor (float32 of the default dtype)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _methods
+from .. import dtypes as _dt
+from ..creation import _array_from_data, _check_alloc, empty, full, ones, tensor, zeros
+from ..tensor import Size, Tensor, _check_device, _Device
+from .pointwise import _to_dtype
+
+
+@_methods.method("__init__")
+def legacy_init(self, *args, requires_grad=False):
+    """torch.Tensor(data) / torch.Tensor(*sizes): the legacy constructor, in the default dtype."""
+    default = _dt.get_default_dtype()
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        src = args[0]
+        if isinstance(src, Tensor):
+            data = src._data.astype(default.np)
+        else:
+            data = _array_from_data(src, default)
+    else:
+        sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, Size)) else args
+        _check_alloc(sizes, default)
+        data = np.zeros(tuple(int(s) for s in sizes), dtype=default.np)
+    self._init(data, requires_grad)
+
+
+def _parse_to(args, kwargs):
+    """PyTorch's three `to` overloads: (dtype, ...), (device, dtype, ...), (other, ...); positional
+    non_blocking and copy follow."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
+                        f"'{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and isinstance(rest[0], (str, _Device)):
+        device = rest.pop(0)
+        if rest and (isinstance(rest[0], _dt.dtype) or rest[0] is None):
+            dtype = rest.pop(0)
+    elif rest and rest[0] is not None and not isinstance(rest[0], bool):
+        dtype = _dt.as_dtype(rest.pop(0))
+    elif rest and rest[0] is None:
+        rest.pop(0)
+    if rest:
+        non_blocking = rest.pop(0)
+    if rest:
+        copy = rest.pop(0)
+    return device, dtype, bool(copy)
+
+
+@_methods.method("to")
+def to(self, *args, **kwargs):
+    """Tensor.to(dtype) / to(device, dtype) / to(other); copy=False returns self when nothing changes."""
+    device, dtype, copy = _parse_to(args, kwargs)
+    if device is not None:
+        _check_device(device)
+    if dtype is None or _dt.as_dtype(dtype) is self.dtype:
+        return self.clone() if copy else self
+    return _to_dtype(self, _dt.as_dtype(dtype))
+
+
+@_methods.method("type")
+def type_(self, dtype=None, non_blocking=False, **kw):
+    """No argument: the legacy type string ('torch.FloatTensor'); otherwise a cast."""
+    if dtype is None:
+        return _dt.legacy_type_name(self.dtype)
+    return to(self, _dt.as_dtype(dtype))
+
+
+@_methods.method("type_as")
+def type_as(self, other):
+    return to(self, other.dtype)
+
+
+def _caster(dt):
+    def cast(self, memory_format=None):
+        return to(self, dt)
+    cast.__doc__ = f"self.to({dt!r})"
+    return cast
+
+
+for _name, _dtype in (("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16), ("char", _dt.int8),
+                      ("byte", _dt.uint8), ("float", _dt.float32), ("double", _dt.float64),
+                      ("half", _dt.float16), ("bool", _dt.bool_)):
+    _methods.method(_name, _caster(_dtype))
+
+
+def _factory_kwargs(self, dtype, device):
+    if device is not None:
+        _check_device(device)
+    return dtype or self.dtype
+
+
+@_methods.method("new_tensor")
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return tensor(data, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+
+
+@_methods.method("new_zeros")
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return zeros(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+
+
+@_methods.method("new_ones")
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return ones(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+
+
+@_methods.method("new_full")
+def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    return full(size, fill_value, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+
+
+@_methods.method("new_empty")
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return empty(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
