@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import builtins as _builtins
+import importlib as _importlib
+import sys as _sys
+
+import numpy as _np
 
 from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
@@ -56,7 +60,6 @@ def numel(input):
 
 
 def broadcast_shapes(*shapes):
-    import numpy as _np
     try:
         return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, _builtins.int) else (s,) for s in shapes]))
     except ValueError:
@@ -83,8 +86,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 def __getattr__(name):
     if name in ("nn", "memory", "optim"):
-        import importlib
-        mod = importlib.import_module(f"{__name__}.{name}")
+        mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
     raise AttributeError(f"module 'core' has no attribute '{name}'")
@@ -103,12 +105,10 @@ __all__ = sorted(set(_FUNCTIONS) | {
 def alias_as_torch():
     """Register core under the module names `torch`, `torch.nn`, ... so unchanged PyTorch
     snippets (`from torch.autograd import Function`) run on core. For scripts and tests only."""
-    import importlib
-    import sys
-    sys.modules["torch"] = sys.modules[__name__]
+    _sys.modules["torch"] = _sys.modules[__name__]
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
                 "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler"):
         try:
-            sys.modules["torch." + sub] = importlib.import_module(f"{__name__}.{sub}")
+            _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{sub}")
         except ImportError:
             pass

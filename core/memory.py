@@ -30,7 +30,10 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .autograd import grad_mode
-from .autograd.function import AccumulateGrad
+from .autograd import backward as autograd_backward
+from .autograd import node as _node
+from .autograd.node import AccumulateGrad
+from .nn import Module
 from .tensor import Tensor
 
 MODES = ("grad", "no_grad", "inference_mode", "detach")
@@ -211,6 +214,8 @@ def graph_inventory(tensors, *, held: Iterable = (), params: Iterable = (), laye
     themselves always do. ``params``: extra tensors to count as parameters (e.g. a module's).
     ``layers``: optional mapping node -> layer name (``measure`` records it while modules run).
     """
+    # One piece: sys.getrefcount below counts references held by this frame's locals, so the
+    # bookkeeping of which tensors the caller still holds must stay in one frame we control.
     roots = _tensors_in(tensors)
     ops, leaves = _walk(roots)
     inv = GraphInventory(nodes=len(ops), leaves=len(leaves))
@@ -365,21 +370,16 @@ class _ModuleTracker:
         return n
 
     def __enter__(self):
-        try:
-            from .nn import Module
-        except Exception:   # nn not importable: no per-layer attribution
-            return self
         if self.root is not None and hasattr(self.root, "named_modules"):
             for name, m in self.root.named_modules():
                 label = name or type(m).__name__
                 self.names[id(m)] = label
                 self.types[label] = type(m).__name__
-        from .autograd import function as F
         orig = Module.__call__
         tracker = self
 
         def __call__(module, *args, **kwargs):
-            start = next(F._seq)
+            start = next(_node._seq)
             out = orig(module, *args, **kwargs)
             if grad_mode.STATE.grad_enabled:
                 tracker._attribute(out, start, tracker._name(module))
@@ -429,8 +429,7 @@ def _backward(out) -> bool:
     ts = [t for t in _tensors_in(out) if t._requires_grad]
     if not ts:
         return False
-    from .autograd import backward
-    backward([t.sum() for t in ts])
+    autograd_backward([t.sum() for t in ts])
     return True
 
 
@@ -444,6 +443,26 @@ def _traced():
     finally:
         if started:
             tracemalloc.stop()
+
+
+def _accounted(module, inputs, held):
+    """(parameters, held tensors): the module's parameters; its buffers, the inputs and `held`."""
+    held = list(held)
+    params = []
+    if module is not None:
+        if hasattr(module, "parameters"):
+            params.extend(module.parameters())
+        if hasattr(module, "buffers"):
+            held.extend(module.buffers())
+    if inputs is not None and not callable(inputs):
+        held.extend(_tensors_in(list(inputs)))
+    return params, held
+
+
+def _warm(fn, inputs):
+    args = _batch_args(inputs, 0)
+    with grad_mode.no_grad():
+        fn(*args)
 
 
 def measure(fn: Callable, *, mode: str = "grad", batches: int | None = None, inputs=None,
@@ -471,21 +490,9 @@ def measure(fn: Callable, *, mode: str = "grad", batches: int | None = None, inp
         batches = len(inputs) if inputs is not None and not callable(inputs) else 1
     if batches < 1:
         raise ValueError(f"batches must be >= 1, got {batches}")
-    held = list(held)
-    params = []
-    if module is not None:
-        if hasattr(module, "parameters"):
-            params.extend(module.parameters())
-        if hasattr(module, "buffers"):
-            held.extend(module.buffers())
-    if inputs is not None and not callable(inputs):
-        held.extend(_tensors_in(list(inputs)))
-
+    params, held = _accounted(module, inputs, held)
     for _ in range(warmup):
-        args = _batch_args(inputs, 0)
-        with grad_mode.no_grad():
-            fn(*args)
-        del args
+        _warm(fn, inputs)
     kept: list = []
     per_batch = []
     ran_backward = False

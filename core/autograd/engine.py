@@ -46,20 +46,39 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     grads = _make_root_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-
-    # capture points: (node, output_nr) -> index into inputs
-    capture = {}
-    if inputs is not None:
-        for k, t in enumerate(inputs):
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            node = t.grad_fn if t.grad_fn is not None else get_accumulator(t)
-            nr = t._output_nr if t.grad_fn is not None else 0
-            capture.setdefault((node, nr), []).append(k)
+    capture = _capture_points(inputs)
     captured = [None] * (len(inputs) if inputs is not None else 0)
+    roots, buffers = _root_buffers(outputs, grads)
+    deps = _dependencies(roots)
+    needed = _needed_nodes(roots, {n for n, _ in capture}) if inputs is not None else None
+    ready = [(-r._seq, id(r), r) for r in roots if deps.get(r, 0) == 0]
+    heapq.heapify(ready)
+    leaves_wanted = None if not accumulate else (capture if inputs is not None else True)
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = bool(create_graph)
+    try:
+        _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, retain_graph, create_graph)
+    finally:
+        STATE.grad_enabled = prev_mode
+    if inputs is not None and not accumulate:
+        return _captured_result(captured, allow_unused, create_graph)
+    return None
 
-    roots = []
-    buffers = {}
+
+def _capture_points(inputs):
+    """(node, output_nr) -> indices into `inputs`: where autograd.grad / backward(inputs=) read."""
+    capture = {}
+    for k, t in enumerate(inputs or ()):
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = t.grad_fn if t.grad_fn is not None else get_accumulator(t)
+        nr = t._output_nr if t.grad_fn is not None else 0
+        capture.setdefault((node, nr), []).append(k)
+    return capture
+
+
+def _root_buffers(outputs, grads):
+    roots, buffers = [], {}
     for out, g in zip(outputs, grads):
         node = out.grad_fn if out.grad_fn is not None else get_accumulator(out)
         nr = out._output_nr if out.grad_fn is not None else 0
@@ -68,8 +87,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             buf = buffers[node] = [None] * len(node._output_meta)
             roots.append(node)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
+    return roots, buffers
 
-    # dependency counts over the reachable graph
+
+def _dependencies(roots):
+    """How many edges lead into each node reachable from the roots."""
     deps = {}
     stack = list(roots)
     while stack:
@@ -82,75 +104,71 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             else:
                 deps[fn] = 1
                 stack.append(fn)
+    return deps
 
-    needed = None
-    if inputs is not None:
-        needed = _needed_nodes(roots, {n for n, _ in capture})
 
-    ready = []
-    for r in roots:
-        if deps.get(r, 0) == 0:
-            heapq.heappush(ready, (-r._seq, id(r), r))
-
-    prev_mode = STATE.grad_enabled
-    STATE.grad_enabled = bool(create_graph)
+def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, retain_graph, create_graph):
+    """The ready-queue loop: most recently created node first, as PyTorch's CPU engine runs it."""
     heappop, heappush = heapq.heappop, heapq.heappush
-    try:
-        while ready:
-            node = heappop(ready)[2]
-            gs = buffers.pop(node)
-            is_acc = type(node) is AccumulateGrad
-            if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
-                gs = _call_pre_hooks(node, _node._as_tensors(gs))
-            if capture:
-                gs = _node._as_tensors(gs)
-                for nr, g in enumerate(gs):
-                    for k in capture.get((node, nr), ()):
-                        captured[k] = g
-            if is_acc:
-                if accumulate and (inputs is None or (node, 0) in capture):
-                    node._accumulate(gs[0], create_graph)
+    while ready:
+        node = heappop(ready)[2]
+        gs = buffers.pop(node)
+        is_acc = type(node) is AccumulateGrad
+        if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
+            gs = _call_pre_hooks(node, _node._as_tensors(gs))
+        if capture:
+            gs = _node._as_tensors(gs)
+            for nr, g in enumerate(gs):
+                for k in capture.get((node, nr), ()):
+                    captured[k] = g
+        if is_acc:
+            if leaves_wanted is True or (leaves_wanted and (node, 0) in leaves_wanted):
+                node._accumulate(gs[0], create_graph)
+            continue
+        if needed is not None and node not in needed:
+            continue
+        out_grads = _node_grads(node, gs)
+        if not retain_graph and node._saved is not None:
+            node._release()
+        for (fn, nr), g in zip(node.next_functions, out_grads):
+            if fn is None:
                 continue
-            if needed is not None and node not in needed:
-                continue
-            for g in gs:
-                if g is not None:
-                    out_grads = node._run_backward(gs)
-                    break
-            else:
-                out_grads = [None] * len(node.next_functions)
-            if node._post_hooks:
-                out_grads = _node._as_tensors(out_grads)
-                for hook in list(node._post_hooks.values()):
-                    r = hook(tuple(out_grads), tuple(_node._as_tensors(gs)))
-                    if r is not None:
-                        out_grads = list(r)
-            if not retain_graph and node._saved is not None:
-                node._release()
-            for (fn, nr), g in zip(node.next_functions, out_grads):
-                if fn is None:
-                    continue
-                buf = buffers.get(fn)
-                if buf is None:
-                    buf = buffers[fn] = [None] * len(fn._output_meta)
-                if g is not None:
-                    buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
-                d = deps[fn] - 1
-                deps[fn] = d
-                if d == 0:
-                    heappush(ready, (-fn._seq, id(fn), fn))
-    finally:
-        STATE.grad_enabled = prev_mode
+            buf = buffers.get(fn)
+            if buf is None:
+                buf = buffers[fn] = [None] * len(fn._output_meta)
+            if g is not None:
+                buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
+            d = deps[fn] - 1
+            deps[fn] = d
+            if d == 0:
+                heappush(ready, (-fn._seq, id(fn), fn))
 
-    if inputs is not None and not accumulate:
-        for k, g in enumerate(captured):
-            if g is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
-                                   "graph. Set allow_unused=True if this is the desired behavior.")
-        if not create_graph:
-            captured = [None if g is None else (g.detach() if g._requires_grad else g) for g in captured]
-        return tuple(captured)
-    return None
+
+def _node_grads(node, gs):
+    """Run one node's backward (skipped when no gradient reached it) and its post hooks."""
+    for g in gs:
+        if g is not None:
+            out_grads = node._run_backward(gs)
+            break
+    else:
+        out_grads = [None] * len(node.next_functions)
+    if node._post_hooks:
+        out_grads = _node._as_tensors(out_grads)
+        for hook in list(node._post_hooks.values()):
+            r = hook(tuple(out_grads), tuple(_node._as_tensors(gs)))
+            if r is not None:
+                out_grads = list(r)
+    return out_grads
+
+
+def _captured_result(captured, allow_unused, create_graph):
+    for g in captured:
+        if g is None and not allow_unused:
+            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                               "graph. Set allow_unused=True if this is the desired behavior.")
+    if not create_graph:
+        captured = [None if g is None else (g.detach() if g._requires_grad else g) for g in captured]
+    return tuple(captured)
 
 
 def _add_grads(a, b):
