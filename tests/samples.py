@@ -1,0 +1,27 @@
+"""Sample inputs keyed by registry name, for the ops PyTorch's op_db does not cover (aliases, core's
+own additions). Each entry: a list of (args, kwargs) built from torch values by a function of
+`torch`, so the harness can run the same call in both libraries. An op that op_db covers needs no
+entry here: tests/test_registry.py finds its OpInfo."""
+from __future__ import annotations
+
+
+def _m(torch, *shape, dtype=None, grad=False):
+    g = torch.Generator().manual_seed(sum(shape) + 7)
+    return torch.randn(*shape, generator=g, dtype=dtype or torch.float64).requires_grad_(grad)
+
+
+SAMPLES = {
+    "adjoint": lambda torch: [((_m(torch, 3, 4, grad=True),), {}), ((_m(torch, 2, 3, 4, grad=True),), {})],
+    "concat": lambda torch: [(([_m(torch, 2, 3, grad=True), _m(torch, 1, 3, grad=True)],), {}),
+                             (([_m(torch, 2, 3), _m(torch, 2, 1)],), {"dim": 1}),
+                             (([_m(torch, 2, 3), _m(torch, 2, 2)],), {"dim": 0})],
+    "concatenate": lambda torch: [(([_m(torch, 2, 3, grad=True), _m(torch, 2, 2, grad=True)],), {"dim": -1})],
+    "moveaxis": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0, 2), {}),
+                               ((_m(torch, 2, 3, 4), (0, 1), (2, 0)), {}),
+                               ((_m(torch, 2, 3), 0, 5), {})],
+    "row_stack": lambda torch: [(([_m(torch, 3, grad=True), _m(torch, 3, grad=True)],), {}),
+                                (([_m(torch, 2, 3), _m(torch, 1, 3)],), {})],
+    "swapaxes": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0, 2), {}), ((_m(torch, 2, 3), 1, -2), {}),
+                               ((_m(torch, 2, 3), 0, 3), {})],
+    "swapdims": lambda torch: [((_m(torch, 2, 3, 4, grad=True), -1, 0), {}), ((_m(torch, 5), 0, 0), {})],
+}
