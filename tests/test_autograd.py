@@ -514,3 +514,27 @@ def test_gradient_reaching_a_node_twice_is_summed_with_numpy_paths(torch):
         return x.grad
     c, t = both(torch, run)
     assert_same(c, t)
+
+
+def test_leaf_grads_never_alias_each_other_or_the_given_gradient(torch):
+    # AccumulateGrad takes over a gradient only when nothing else references it (PyTorch's
+    # use_count rule): add's backward hands the same gradient to both leaves, and the user's
+    # gradient tensor stays the user's.
+    import numpy as np
+    a = core.ones(3, requires_grad=True)
+    b = core.ones(3, requires_grad=True)
+    g = core.tensor([1.0, 2.0, 3.0])
+    (a + b).backward(g)
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+    assert not np.shares_memory(a.grad._data, g._data)
+    a.grad.add_(1)
+    assert b.grad.tolist() == g.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_second_backward_accumulates_into_a_taken_over_gradient():
+    w = core.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = core.tensor([[1.0, 1.0]])
+    (x @ w).sum().backward()
+    first = w.grad
+    (x @ w).sum().backward()
+    assert w.grad is first and w.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]

@@ -142,6 +142,7 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
             deps[fn] = d
             if d == 0:
                 heappush(ready, (-fn._seq, id(fn), fn))
+        g = out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
 
 
 def _node_grads(node, gs):

@@ -10,6 +10,7 @@ broadcast gradients and dtype casting happen once, in `Node._run_backward`.
 from __future__ import annotations
 
 import itertools
+import sys
 import warnings
 
 import numpy as np
@@ -466,15 +467,22 @@ class AccumulateGrad(Node):
         v = self.variable
         if g is None:
             return
+        stolen = None
         if type(g) is np.ndarray:
+            if _unshared(g, v._data):
+                stolen = g
             g = Tensor._make(g)
         if g._data.shape != v._data.shape:
             g = sum_to_shape(g, v._data.shape, self)
+            stolen = None
         if g._data.dtype != v._data.dtype:
             g = g.to(v.dtype)
+            stolen = None
         if v._grad is None:
             if create_graph:
                 v._grad = g
+            elif stolen is not None:
+                v._grad = Tensor._make(stolen)
             else:
                 v._grad = Tensor._make(np.array(g._data, copy=True))
         elif create_graph or v._grad._requires_grad:
@@ -482,6 +490,22 @@ class AccumulateGrad(Node):
         else:
             v._grad._data += g._data
             v._grad._vc[0] += 1
+
+
+# References to a gradient array that only the engine holds when it reaches AccumulateGrad: the
+# ready list, the `g` parameter, and getrefcount's own argument.
+_ENGINE_REFS = 3
+
+
+def _unshared(g, like):
+    """PyTorch's AccumulateGrad steals a gradient nobody else references (use_count check) when its
+    layout matches the variable's; otherwise it copies. Same rule here, by reference count."""
+    if not (g.flags.writeable and g.strides == like.strides and g.dtype == like.dtype
+            and sys.getrefcount(g) <= _ENGINE_REFS + 1):
+        return False
+    b = g.base      # a reshape of a fresh result is as good as the result, if nothing else holds it
+    return b is None or (type(b) is np.ndarray and b.base is None and b.nbytes == g.nbytes
+                         and sys.getrefcount(b) <= 3)   # g.base, `b`, the argument
 
 
 @_methods.method("_get_accumulator")
