@@ -7,8 +7,12 @@ Each CLI-worthy op has a `rule(ndim, dim=None, **kwargs)` giving the index formu
 (`out[i][j] = input[j][i]`); kwargs are the op's own keyword arguments by name
 (e.g. `dims=(2, 0, 1)` for permute). A rule returns None when no formula applies.
 
-This package re-exports the names other modules imported from the former shape.py."""
+This package re-exports the names other modules imported from the former shape.py, then imports
+every other submodule, so adding an op is adding its module (registration happens at import)."""
 from __future__ import annotations
+
+import importlib
+import pkgutil
 
 from ..inplace import (_geom, _strided, _view, AsStridedBackward0, AsStridedBackward1, AsStridedGather,
                        AsStridedScatterBackward0, check_view_inplace, CopySlices, CopySlicesZero,
@@ -31,3 +35,7 @@ from .join import (atleast_1d, atleast_2d, atleast_3d, cat, CatBackward0, column
                    dstack, hstack, row_stack, stack, StackBackward0, vstack)  # noqa: F401
 from .repeat import (repeat, RepeatBackward0, tile)  # noqa: F401
 from .flip_roll import (flip, FlipBackward0, fliplr, flipud, roll, RollBackward0)  # noqa: F401
+
+for _m in pkgutil.iter_modules(__path__):      # new op modules register themselves on import
+    importlib.import_module(f"{__name__}.{_m.name}")
+del _m
