@@ -192,3 +192,55 @@ def tensor_split(input, indices_or_sections, dim=0):
             bounds.append((s, e))
             s = e
     return tuple(_view(SliceBackward0, input, d, s, e) for s, e in bounds)
+
+
+def _split_at(input, indices_or_sections, dim, fname, min_dims):
+    """hsplit / vsplit / dsplit: tensor_split along dim, an int needing to divide size(dim) exactly."""
+    nd = input._data.ndim
+    if nd < min_dims:
+        raise RuntimeError(f"torch.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                           f"with {nd} dimensions!")
+    ios = indices_or_sections
+    if isinstance(ios, Tensor) or not isinstance(ios, (int, np.integer, list, tuple)) or isinstance(ios, bool):
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(ios).__name__}), but expected one of:\n * (Tensor input, int sections)\n"
+                        " * (Tensor input, tuple of ints indices)\n")
+    if not isinstance(ios, (list, tuple)):
+        size = input._data.shape[dim]
+        if ios == 0 or size % abs(int(ios)):      # C++ %: the sign of size (>= 0)
+            raise RuntimeError(f"torch.{fname} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {size} is not divisible by the split_size {ios}!")
+    return tensor_split(input, ios, dim)
+
+
+def _hsplit_rule(ndim, dim=None, **kw):
+    return _split_rule(ndim, 0 if ndim == 1 else 1)
+
+
+def _vsplit_rule(ndim, dim=None, **kw):
+    return _split_rule(ndim, 0)
+
+
+def _dsplit_rule(ndim, dim=None, **kw):
+    return _split_rule(ndim, 2) if ndim >= 3 else None
+
+
+@register(category="shape", methods=("hsplit",), kind="view", rule=_hsplit_rule, cli=True,
+          cli_example="tensorcli hsplit '[[1,2,3,4],[5,6,7,8]]' --sections 2 --explain")
+def hsplit(input, sections):
+    """Split along dim 1 (dim 0 for 1-D) into equal sections or at indices (views), as numpy.hsplit."""
+    return _split_at(input, sections, 0 if input._data.ndim == 1 else 1, "hsplit", 1)
+
+
+@register(category="shape", methods=("vsplit",), kind="view", rule=_vsplit_rule, cli=True,
+          cli_example="tensorcli vsplit '[[1,2],[3,4],[5,6],[7,8]]' --sections 2")
+def vsplit(input, sections):
+    """Split along dim 0 of an at least 2-D tensor into equal sections or at indices (views)."""
+    return _split_at(input, sections, 0, "vsplit", 2)
+
+
+@register(category="shape", methods=("dsplit",), kind="view", rule=_dsplit_rule, cli=True,
+          cli_example="tensorcli dsplit '[[[1,2,3,4]]]' --sections 2")
+def dsplit(input, sections):
+    """Split along dim 2 of an at least 3-D tensor into equal sections or at indices (views)."""
+    return _split_at(input, sections, 2, "dsplit", 3)

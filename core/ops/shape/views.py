@@ -60,6 +60,12 @@ class UnsafeViewBackward0(Op):
         return g.reshape(ctx.in_shape)
 
 
+def _other_shape(other, fname):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fname}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return other._data.shape
+
+
 def _flat_rule(ndim, dim=None, **kw):
     return "out.flatten()[n] = input.flatten()[n]  (row-major order)"
 
@@ -108,16 +114,16 @@ def _reshape(input, shp):
     return UnsafeViewBackward0.apply(clone(input), shp)
 
 
-@register(category="shape", methods=("view_as",))
+@register(category="shape", methods=("view_as",), function=False)   # a method only, as in torch
 def view_as(input, other):
     """view to other's shape."""
-    return view(input, other._data.shape)
+    return view(input, _other_shape(other, "view_as"))
 
 
-@register(category="shape", methods=("reshape_as",))
+@register(category="shape", methods=("reshape_as",), function=False)   # a method only, as in torch
 def reshape_as(input, other):
     """reshape to other's shape."""
-    return reshape(input, other._data.shape)
+    return reshape(input, _other_shape(other, "reshape_as"))
 
 
 @register(category="shape", methods=("ravel",))
@@ -236,10 +242,10 @@ def expand(input, *sizes):
     return _view(ExpandBackward0, input, _expand_sizes(input, _sizes(sizes, "expand")))
 
 
-@register(category="shape", methods=("expand_as",))
+@register(category="shape", methods=("expand_as",), function=False)   # a method only, as in torch
 def expand_as(input, other):
     """expand to other's shape."""
-    return expand(input, other._data.shape)
+    return expand(input, _other_shape(other, "expand_as"))
 
 
 @register(category="shape", methods=("broadcast_to",), kind="view", rule=_expand_rule, cli=True,
