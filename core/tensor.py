@@ -58,6 +58,7 @@ class Tensor:
     # rarely-set state lives in the instance __dict__ only when set (keeps op results cheap to create)
     _grad = None
     _base = None
+    _view_meta = None    # PyTorch's CreationMeta for views: None, "multi" or "nograd" (see ops/inplace.py)
     _hooks = None
     _retains_grad = False
     _inference = False

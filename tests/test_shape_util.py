@@ -66,3 +66,13 @@ def both(torch, fn, *arrays, requires_grad=True, grad=True, names=True, seed=7):
                     if t.grad is not None:
                         assert_same(c.grad, t.grad, rtol=1e-4, atol=1e-5)
     return rc, rt, ci, ti
+
+
+def check_rule(rule, out, env):
+    """Evaluate a movement op's formula 'out[i][j] = rhs' at every out index with Python
+    arithmetic (env gives input, size, ...) and compare with the op's actual result."""
+    lhs, rhs = [p.strip() for p in rule.split("  (")[0].split("=", 1)]
+    names = [v.strip("[]") for v in lhs[len(lhs.split("[")[0]):].split("][")] if "[" in lhs else []
+    for idx in np.ndindex(*out.shape):
+        scope = dict(env, **{n: i for n, i in zip(names, idx) if not n.isdigit()})
+        assert eval(rhs, {}, scope) == out[idx], f"{rule} at {idx}"

@@ -10,8 +10,10 @@ import numpy as np
 from ..autograd.function import Op
 from ..tensor import Tensor, _wrap_dim
 from ..dtypes import scalar_name as _short
+from .inplace import ViewOp, _geom, _strided, _view
+from .linalg import bmm
+from .pointwise import _out
 from .registry import register
-from .shape import ViewOp, _geom, _strided, _view
 
 _ELLIPSIS = 52
 
@@ -72,7 +74,6 @@ def _diagonal(t, d1, d2):
 
 def _sumproduct_pair(left, right, sum_dims):
     """(left * right).sum(sum_dims, keepdim=True) via permute + reshape + bmm."""
-    from .linalg import bmm
     if not sum_dims:
         return left * right
     dim = left._data.ndim
@@ -162,13 +163,8 @@ def _idx(labels):
     return "".join("[...]" if c == "." else f"[{c}]" for c in labels.replace("...", "."))
 
 
-@functools.lru_cache(maxsize=256)
-def _plan(equation, op_ndims):
-    """Parse an equation for operands of the given ndims (cached): labels per operand and the
-    position of every label in the aligned (output dims + contraction dims) layout."""
-    num_ops = len(op_ndims)
-    arrow = equation.find("->")
-    lhs = equation if arrow < 0 else equation[:arrow]
+def _parse_lhs(lhs, num_ops):
+    """Labels (subscripts, _ELLIPSIS for '...') of each operand in the equation's left-hand side."""
     op_labels = [[] for _ in range(num_ops)]
     ell_in_input = False
     cur = 0
@@ -198,11 +194,14 @@ def _plan(equation, op_ndims):
         i += 1
     if cur != num_ops - 1:
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return op_labels
 
+
+def _count_labels(op_labels, op_ndims):
+    """(occurrences of each label over all operands, dims covered by the widest ellipsis)."""
     label_count = [0] * 52
     ell_num_dim = 0
-    for k in range(num_ops):
-        labels = op_labels[k]
+    for k, labels in enumerate(op_labels):
         ndims = op_ndims[k]
         nlabels = len(labels)
         has_ell = False
@@ -216,48 +215,62 @@ def _plan(equation, op_ndims):
         if (nlabels > ndims) if has_ell else (nlabels != ndims):
             how = "is more than" if has_ell else "does not match"
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nlabels}) {how} the number of "
-                               f"dimensions ({ndims}) for operand {k}" + ("" if has_ell else " and no ellipsis was given"))
+                               f"dimensions ({ndims}) for operand {k}"
+                               + ("" if has_ell else " and no ellipsis was given"))
+    return label_count, ell_num_dim
 
-    label_perm_index = [-1] * 52
-    perm_index = 0
-    ell_index = 0
+
+def _parse_rhs(rhs, offset, label_count, label_perm_index, ell_num_dim):
+    """Place the explicit output's labels (and ellipsis) first; returns (perm_index, ell_index, ell_in_output)."""
+    perm_index = ell_index = 0
     ell_in_output = False
-    if arrow < 0:
-        perm_index = ell_num_dim
-        ell_in_output = True
+    i = 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == " ":
+            pass
+        elif c == ".":
+            if ell_in_output:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+            i += 2
+            ell_index = perm_index
+            perm_index += ell_num_dim
+            ell_in_output = True
+        else:
+            if not (c.isascii() and c.isalpha()):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {offset + i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            lab = _label_to_subscript(c)
+            if not (label_count[lab] > 0 and label_perm_index[lab] == -1):
+                raise RuntimeError(f"einsum(): output subscript {c}" + (
+                    " appears more than once in the output" if label_perm_index[lab] > -1
+                    else " does not appear in the equation for any input operand"))
+            label_perm_index[lab] = perm_index
+            perm_index += 1
+        i += 1
+    return perm_index, ell_index, ell_in_output
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(equation, op_ndims):
+    """Parse an equation for operands of the given ndims (cached): labels per operand and the
+    position of every label in the aligned (output dims + contraction dims) layout."""
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _parse_lhs(lhs, len(op_ndims))
+    label_count, ell_num_dim = _count_labels(op_labels, op_ndims)
+    label_perm_index = [-1] * 52
+    if arrow < 0:      # implicit output: the ellipsis, then labels seen once, A-Z then a-z
+        perm_index, ell_index, ell_in_output = ell_num_dim, 0, True
         for lab in range(52):
             if label_count[lab] == 1:
                 label_perm_index[lab] = perm_index
                 perm_index += 1
     else:
-        rhs = equation[arrow + 2:]
-        i = 0
-        while i < len(rhs):
-            c = rhs[i]
-            if c == " ":
-                pass
-            elif c == ".":
-                if ell_in_output:
-                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
-                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
-                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
-                i += 2
-                ell_index = perm_index
-                perm_index += ell_num_dim
-                ell_in_output = True
-            else:
-                if not (c.isascii() and c.isalpha()):
-                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
-                                       "equation string, subscripts must be in [a-zA-Z]")
-                lab = _label_to_subscript(c)
-                if not (label_count[lab] > 0 and label_perm_index[lab] == -1):
-                    raise RuntimeError(f"einsum(): output subscript {c}" + (
-                        " appears more than once in the output" if label_perm_index[lab] > -1
-                        else " does not appear in the equation for any input operand"))
-                label_perm_index[lab] = perm_index
-                perm_index += 1
-            i += 1
-
+        perm_index, ell_index, ell_in_output = _parse_rhs(equation[arrow + 2:], len(lhs) + 2, label_count,
+                                                          label_perm_index, ell_num_dim)
     out_num_dim = perm_index
     if not ell_in_output:
         ell_index = perm_index
@@ -266,38 +279,18 @@ def _plan(equation, op_ndims):
         if label_count[lab] > 0 and label_perm_index[lab] == -1:
             label_perm_index[lab] = perm_index
             perm_index += 1
-
     return (tuple(tuple(x) for x in op_labels), tuple(label_perm_index), out_num_dim, perm_index, ell_index,
             ell_num_dim)
 
 
-@register(category="shape", rule=_einsum_rule, cli=True)
-def einsum(*args):
-    """Einstein summation: 'ij,jk->ik' style equations with spaces, '...', implicit output and repeated labels."""
-    if len(args) < 2:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
-                         "operand and its subscripts list")
-    if isinstance(args[0], str):
-        equation, operands = args[0], list(args[1:])
-        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-            operands = list(operands[0])
-    else:
-        equation, operands = _parse_sublists(args)
-    for i, op in enumerate(operands):
-        if not isinstance(op, Tensor):
-            raise TypeError(f"einsum(): expected Tensor operands, but operand {i} is {type(op).__name__}")
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    num_ops = len(operands)
-
-    op_labels, label_perm_index, out_num_dim, perm_index, ell_index, ell_num_dim = _plan(
-        equation, tuple(op._data.ndim for op in operands))
-
+def _align(operands, op_labels, label_perm_index, perm_index, ell_index, ell_num_dim):
+    """Each operand permuted (after taking diagonals of repeated labels and unsqueezing missing ones)
+    into the common layout; also how many operands have a non-1 size in each aligned dim."""
     label_size = [1] * 52
     ell_sizes = [1] * ell_num_dim
     dim_counts = [0] * perm_index
     ops = []
-    for k in range(num_ops):
+    for k in range(len(operands)):
         op = operands[k]
         permutation = [-1] * perm_index
         dim = 0
@@ -339,6 +332,11 @@ def einsum(*args):
                 dim += 1
         ops.append(op.permute(permutation))
 
+    return ops, dim_counts
+
+
+def _contract(ops, dim_counts, out_num_dim, perm_index):
+    """Left-to-right pairwise contraction, summing each contraction dim as soon as one operand is left holding it."""
     while len(ops) > 1:
         a, b = ops[0], ops[1]
         del ops[:2]
@@ -363,9 +361,34 @@ def einsum(*args):
             b = b.sum(b_sum, True)
         ops.insert(0, _sumproduct_pair(a, b, sum_dims))
 
-    res = ops[0]
+    return ops[0]
+
+
+@register(category="shape", rule=_einsum_rule, cli=True,
+          cli_example="tensorcli einsum 'ij,jk->ik' '[[1,2],[3,4]]' '[[1,0],[0,1]]'", cli_params={"args": "equation"})
+def einsum(*args):
+    """Einstein summation: 'ij,jk->ik' style equations with spaces, '...', implicit output and repeated labels."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    else:
+        equation, operands = _parse_sublists(args)
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            raise TypeError(f"einsum(): expected Tensor operands, but operand {i} is {type(op).__name__}")
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    op_labels, label_perm_index, out_num_dim, perm_index, ell_index, ell_num_dim = _plan(
+        equation, tuple(op._data.ndim for op in operands))
+
+    ops, dim_counts = _align(operands, op_labels, label_perm_index, perm_index, ell_index, ell_num_dim)
+    res = _contract(ops, dim_counts, out_num_dim, perm_index)
     if perm_index - out_num_dim > 0:
-        if num_ops > 1:
+        if len(operands) > 1:
             return res.view(res._data.shape[:out_num_dim] + res._data.shape[perm_index:])
         return res.sum(list(range(out_num_dim, perm_index)))
     return res
@@ -427,6 +450,5 @@ def tensordot(a, b, dims=2, out=None):
     t2 = t2.permute(p2).reshape(csize, size2)
     r = t1.mm(t2).reshape(rsizes)
     if out is not None:
-        from .pointwise import _out
         return _out(r, out)
     return r

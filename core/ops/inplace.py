@@ -1,12 +1,20 @@
-"""In-place and view machinery: PyTorch's checks before writing into a tensor, the snapshot an
-in-place op saves, writing a result into self, rebasing self (and its view base) onto the new node,
-and the generic `op_` variant built from an out-of-place op."""
+"""In-place and view machinery, in one place: PyTorch's checks before writing into a tensor, the
+snapshot an in-place op saves, writing a result into self, rebasing self (and its view base) onto the
+new node, the generic `op_` variant built from an out-of-place op; and for views: storage geometry
+(sizes / strides / storage offset in elements), view creation with its bookkeeping (`_base`, shared
+version counter, PyTorch's CreationMeta as `_view_meta`), in-place view ops (`t_`, `squeeze_`...),
+and the rebasing of a base onto `CopySlices` when one of its views is modified in place.
+
+Imports nothing from the op families: they import this module."""
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
+from .. import dtypes as _dt
+from ..autograd.function import Op, SavedTensor, _ForwardCtx, _mark_view
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor
 
@@ -33,7 +41,6 @@ def check_inplace(t, *others):
         b = t._base
         if b is not None and b._requires_grad:
             if t._view_meta == "nograd":   # a view made in no_grad mode
-                from .shape import NOGRAD_VIEW_MSG
                 raise RuntimeError(NOGRAD_VIEW_MSG)
             if not t._requires_grad:       # made before its base required grad: PyTorch sees a leaf
                 raise RuntimeError(LEAF_INPLACE_MSG)
@@ -57,36 +64,29 @@ def _any_requires_grad(args, kwargs):
 
 def write_result(t, result, opname):
     """Copy an out-of-place result into t (in-place semantics: no broadcasting of t, same-kind cast)."""
-    from .. import dtypes
     r = result._data
     if r.shape != t._data.shape:
         raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
                            f"{list(r.shape)}")
     if r.dtype != t._data.dtype:
-        rd, td = dtypes._FROM_NP[r.dtype], dtypes._FROM_NP[t._data.dtype]
-        if not dtypes.can_cast(rd, td):
-            raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type {_short(td)}")
+        rd, td = _dt._FROM_NP[r.dtype], _dt._FROM_NP[t._data.dtype]
+        if not _dt.can_cast(rd, td):
+            raise RuntimeError(f"result type {_dt.scalar_name(rd)} can't be cast to the desired output type "
+                               f"{_dt.scalar_name(td)}")
     np.copyto(t._data, r, casting="unsafe")
     if not t._inference:
         t._vc[0] += 1
 
 
-def _short(d):
-    from ..dtypes import scalar_name
-    return scalar_name(d)
-
-
 def snapshot(t):
     """A copy of t's data with t's place in the graph, so an op can save 'self' before t is overwritten."""
     if t._base is not None:
-        from .shape import check_view_inplace
         check_view_inplace(t)
     return Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
 
 
 def rebase(t, result):
     """Make t take result's place in the graph after an in-place write."""
-    from ..autograd.function import SavedTensor
     node = result.grad_fn
     t.grad_fn = node
     t._output_nr = result._output_nr
@@ -95,7 +95,6 @@ def rebase(t, result):
         node._saved = [SavedTensor(t, True, s.output_nr) if (s is not None and s.is_output) else s
                        for s in node._saved]
     if t._base is not None:
-        from .shape import rebase_view
         rebase_view(t, result)      # the base's grad_fn becomes CopySlices
 
 
@@ -159,3 +158,298 @@ def make_inplace(fn, name):
     return inplace_method
 
 
+# -- storage geometry -----------------------------------------------------------------------
+
+def _root(a):
+    """The ndarray owning a's memory (PyTorch's storage)."""
+    b = a
+    while True:
+        nb = b.base
+        if isinstance(nb, np.ndarray):
+            b = nb
+            continue
+        inner = getattr(nb, "base", None) if nb is not None else None
+        if isinstance(inner, np.ndarray):   # np.lib.stride_tricks' DummyArray
+            b = inner
+            continue
+        return b
+
+
+def _ptr(a):
+    return a.__array_interface__["data"][0]
+
+
+def _storage_offset_of(a):
+    return (_ptr(a) - _ptr(_root(a))) // a.itemsize
+
+
+def _geom(a):
+    """(shape, strides, storage offset) in elements, like PyTorch's sizes/strides/storage_offset."""
+    isz = a.itemsize
+    return a.shape, tuple(s // isz for s in a.strides), _storage_offset_of(a)
+
+
+def _strided(a, shape, strides, offset):
+    """A NumPy view over a's storage with the given geometry (elements), like as_strided."""
+    root = _root(a)
+    isz = a.itemsize
+    if root.flags.c_contiguous or root.flags.f_contiguous:
+        flat = root.reshape(-1, order="C" if root.flags.c_contiguous else "F").view(np.uint8)
+        return np.ndarray(shape, a.dtype, buffer=flat, offset=offset * isz,
+                          strides=tuple(s * isz for s in strides))
+    delta = offset - _storage_offset_of(a)   # exotic non-contiguous storage: address relative to a
+    return np.lib.stride_tricks.as_strided(a.reshape(-1)[delta:] if delta else a, shape,
+                                           tuple(s * isz for s in strides))
+
+
+def _positions(geom):
+    shape, strides, off = geom
+    pos = np.full((), off, dtype=np.int64)
+    for i, (s, st) in enumerate(zip(shape, strides)):
+        r = np.arange(s, dtype=np.int64) * st
+        pos = pos + r.reshape((s,) + (1,) * (len(shape) - i - 1))
+    return np.broadcast_to(pos, shape)
+
+
+def _hull(*positions):
+    lo = min((int(p.min()) for p in positions if p.size), default=0)
+    hi = max((int(p.max()) for p in positions if p.size), default=-1)
+    return lo, hi - lo + 1
+
+
+def _gather_geom(g, in_geom, out_geom):
+    """Lay g out with in_geom's strides in a fresh buffer; read out_geom's elements."""
+    ip, op = _positions(in_geom), _positions(out_geom)
+    lo, span = _hull(ip, op)
+    buf = np.zeros(span, dtype=g.dtype)
+    buf[ip - lo] = g
+    return buf[op - lo]
+
+
+def _scatter_geom(g, in_geom, out_geom):
+    """Adjoint of _gather_geom: accumulate g (out_geom's shape) into storage, read in_geom."""
+    ip, op = _positions(in_geom), _positions(out_geom)
+    lo, span = _hull(ip, op)
+    buf = np.bincount((op - lo).ravel(), weights=g.ravel(), minlength=span).astype(g.dtype, copy=False)
+    return buf[ip - lo]
+
+
+def _zero_geom(g, in_geom, out_geom):
+    """g laid out with in_geom's strides, with out_geom's elements set to zero."""
+    ip, op = _positions(in_geom), _positions(out_geom)
+    lo, span = _hull(ip, op)
+    buf = np.zeros(span, dtype=g.dtype)
+    buf[ip - lo] = g
+    buf[op - lo] = 0
+    return buf[ip - lo]
+
+
+# -- view creation and its bookkeeping -------------------------------------------------------
+# `_view_meta` is PyTorch's CreationMeta: None, "multi" for outputs of a multi-output view op
+# (split/chunk/unbind), or "nograd" for views created in no_grad mode of a tensor requiring grad.
+
+class ViewOp(Op):
+    """Base for ops whose result is a view of input 0 (shares storage and version counter)."""
+
+    is_view = True
+
+
+_FCTX = _ForwardCtx()   # view forwards only store small metadata on ctx
+
+
+def _view(cls, input, *args):
+    """Apply a single-output view op (no node unless input requires grad), propagating the
+    base view's creation metadata."""
+    if input._requires_grad and STATE.grad_enabled:
+        r = cls.apply(input, *args)
+    else:
+        r = Tensor._make(cls.forward(_FCTX, input, *args))
+        _mark_view(r, input)
+        if input._inference:
+            r._inference = True     # views of inference tensors are inference tensors
+        if input._requires_grad:    # (so grad mode is off) PyTorch's CreationMeta::NO_GRAD_MODE
+            r._view_meta = "nograd"
+            return r
+    if input._view_meta is not None:
+        r._view_meta = input._view_meta
+    return r
+
+
+def _mark_multi(outs, input):
+    """Outputs of a multi-output view op: views of input's base, not modifiable in place under grad."""
+    base = input if input._base is None else input._base
+    meta = "multi" if STATE.grad_enabled else "nograd"
+    for r in outs:
+        r._base = base
+        r._vc = input._vc
+        r._view_meta = meta
+        if input._inference:
+            r._inference = True
+    return outs
+
+
+def _inplace_view(self, cls, *args):
+    """Apply view op cls to self and make self that view (metadata change in place: t_, squeeze_...)."""
+    if self._data.flags.writeable:
+        check_inplace(self)
+    else:       # read-only (expanded) data: only the autograd checks apply to a metadata change
+        if self._inference and not STATE.inference:
+            raise RuntimeError(INFERENCE_INPLACE_MSG)
+        b = self._base
+        if STATE.grad_enabled:
+            if self._requires_grad and self.grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE_MSG)
+            if b is not None and b._requires_grad:
+                if not self._requires_grad:
+                    raise RuntimeError(NOGRAD_VIEW_MSG)
+                if b.grad_fn is None:
+                    raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
+    if STATE.grad_enabled and self._requires_grad:
+        alias = Tensor._make(self._data, True, self.grad_fn, self._output_nr)
+        alias._vc = self._vc
+        r = cls.apply(alias, *args)
+        self._data = r._data
+        self.grad_fn = r.grad_fn
+        self._output_nr = 0
+    else:
+        self._data = cls.forward(_ForwardCtx(), self, *args)
+    if not self._inference:
+        self._vc[0] += 1
+    return self
+
+
+# -- as_strided: the node of a view regenerated from its base ------------------------------
+
+class AsStridedBackward0(ViewOp):
+    @staticmethod
+    def forward(ctx, a, size, stride, offset):
+        arr = a._data
+        ctx.in_geom = _geom(arr)
+        ctx.out_geom = (size, stride, offset)
+        r = _strided(arr, size, stride, offset)
+        if any(st == 0 and s > 1 for s, st in zip(size, stride)):
+            r.flags.writeable = False    # overlapping: in-place writes raise like PyTorch
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return AsStridedScatterBackward0.apply(g, ctx.out_geom, ctx.in_geom)
+
+
+class AsStridedBackward1(AsStridedBackward0):
+    pass
+
+
+class AsStridedScatterBackward0(Op):
+    """Adjoint of as_strided: accumulate g at out_geom's storage positions, read in_geom's."""
+
+    @staticmethod
+    def forward(ctx, g, out_geom, in_geom):
+        ctx.out_geom, ctx.in_geom = out_geom, in_geom
+        return _scatter_geom(g._data, in_geom, out_geom)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return AsStridedGather.apply(gg, ctx.in_geom, ctx.out_geom)
+
+
+class AsStridedGather(Op):
+    """g laid out with in_geom's strides, read at out_geom (as_strided of a re-strided copy)."""
+
+    @staticmethod
+    def forward(ctx, g, in_geom, out_geom):
+        ctx.out_geom, ctx.in_geom = out_geom, in_geom
+        return _gather_geom(g._data, in_geom, out_geom)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return AsStridedScatterBackward0.apply(gg, ctx.out_geom, ctx.in_geom)
+
+
+AsStridedGather.__name__ = AsStridedGather.__qualname__ = "AsStridedBackward0"
+
+
+# -- in-place on views: CopySlices --------------------------------------------------------
+
+_MULTI_MSG = (" This view is the output of a function that returns multiple views. Such functions do not allow the "
+              "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+_NOGRAD_TAIL = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+NOGRAD_VIEW_MSG = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+                   + _NOGRAD_TAIL)
+
+
+def refresh_view(t):
+    """Give view t the grad_fn PyTorch regenerates from its base: as_strided of the base's current
+    history (used before an in-place op on t, when the base may have been rebased since t was made)."""
+    base = t._base
+    if not (base._requires_grad and STATE.grad_enabled) or base._data.dtype != t._data.dtype:
+        return
+    g = _geom(t._data)
+    v = AsStridedBackward0.apply(base, g[0], g[1], g[2])
+    t.grad_fn = v.grad_fn
+    t._output_nr = 0
+    t._requires_grad = True
+
+
+def check_view_inplace(t):
+    """Before recording an in-place op on view t: PyTorch's errors for views that cannot be
+    rebased; otherwise t's history is recomputed from its base's current one."""
+    meta = t._view_meta
+    if meta is None:
+        refresh_view(t)
+        return
+    fn = t.grad_fn
+    head = (f"Output {t._output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())} is a view and is being "
+            "modified inplace." if fn is not None else
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled.")
+    raise RuntimeError(head + (_MULTI_MSG if meta == "multi" else _NOGRAD_TAIL))
+
+
+class CopySlices(Op):
+    """The base's node after an in-place op on one of its views: the view region of the
+    gradient flows to the op's result, the rest to the base's previous history."""
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        gb = CopySlicesZero.apply(g, ctx.base_geom, ctx.view_geom) if n[0] else None
+        gv = AsStridedGather.apply(g, ctx.base_geom, ctx.view_geom) if n[1] else None
+        return gb, gv
+
+
+class CopySlicesZero(Op):
+    """g with the view region zeroed (self-adjoint)."""
+
+    @staticmethod
+    def forward(ctx, g, base_geom, view_geom):
+        ctx.base_geom, ctx.view_geom = base_geom, view_geom
+        return _zero_geom(g._data, base_geom, view_geom)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return CopySlicesZero.apply(gg, ctx.base_geom, ctx.view_geom)
+
+
+def rebase_view(t, result):
+    """After an in-place op wrote `result` into view t: the base's grad_fn becomes CopySlices
+    and t's grad_fn becomes AsStridedBackward0 of the new base (PyTorch's behaviour)."""
+    base = t._base
+    if base._data.dtype != t._data.dtype or result.grad_fn is None:
+        return
+    bg, vg = _geom(base._data), _geom(t._data)
+    node = CopySlices.__new__(CopySlices)
+    node._init_node((base, result), (base, result))
+    node.base_geom, node.view_geom = bg, vg
+    node._output_meta = ((base._data.shape, base._data.dtype),)
+    base.grad_fn = node
+    base._output_nr = 0
+    base._requires_grad = True
+    v = AsStridedBackward0.apply(base, vg[0], vg[1], vg[2])
+    t.grad_fn = v.grad_fn
+    t._output_nr = 0
+    t._requires_grad = True

@@ -1,0 +1,125 @@
+"""narrow and select: one slice along a dim, as a view (with their double-backward ops)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.function import Op
+from ...tensor import _wrap_dim
+from ..inplace import ViewOp, _view
+from ..registry import register
+from ._util import _LETTERS, _idx, _int, _shape_str
+
+class SliceBackward0(ViewOp):
+    @staticmethod
+    def forward(ctx, a, dim, start, end):
+        ctx.dim, ctx.start, ctx.end, ctx.in_shape = dim, start, end, a._data.shape
+        return a._data[(slice(None),) * dim + (slice(start, end),)]
+
+    @staticmethod
+    def backward(ctx, g):
+        return SliceBackwardBackward0.apply(g, ctx.in_shape, ctx.dim, ctx.start, ctx.end)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        out = np.zeros(ctx.in_shape, dtype=g.dtype)
+        out[(slice(None),) * ctx.dim + (slice(ctx.start, ctx.end),)] = g
+        return out
+
+
+class SliceBackwardBackward0(Op):
+    @staticmethod
+    def forward(ctx, g, shape, dim, start, end):
+        ctx.dim, ctx.start, ctx.end = dim, start, end
+        out = np.zeros(shape, dtype=g._data.dtype)
+        out[(slice(None),) * dim + (slice(start, end),)] = g._data
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _view(SliceBackward0, gg, ctx.dim, ctx.start, ctx.end)
+
+
+def _narrow_rule(ndim, dim=0, start=0, length=None, **kw):
+    ins = list(_LETTERS[:ndim])
+    outs = list(ins)
+    d = (dim or 0) % max(ndim, 1)
+    ins[d] = f"{ins[d]} + {start}"
+    return f"out{_idx(outs)} = input{_idx(ins)}"
+
+
+@register(category="shape", methods=("narrow",), kind="view", rule=_narrow_rule, cli=True,
+          cli_example="tensorcli narrow '[[1,2,3],[4,5,6]]' --dim 1 --start 1 --length 2 --explain")
+def narrow(input, dim, start, length):
+    """Elements start..start+length-1 along dim (a view)."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = _int(start, "start"), _int(length, "length")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, nd)
+    size = input._data.shape[d]
+    if start < -size or start > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _view(SliceBackward0, input, d, start, start + length)
+
+
+class SelectBackward0(ViewOp):
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.dim, ctx.index, ctx.in_shape = dim, index, a._data.shape
+        return a._data[(slice(None),) * dim + (index,)]
+
+    @staticmethod
+    def backward(ctx, g):
+        return SelectBackwardBackward0.apply(g, ctx.in_shape, ctx.dim, ctx.index)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        out = np.zeros(ctx.in_shape, dtype=g.dtype)
+        out[(slice(None),) * ctx.dim + (ctx.index,)] = g
+        return out
+
+
+class SelectBackwardBackward0(Op):
+    @staticmethod
+    def forward(ctx, g, shape, dim, index):
+        ctx.dim, ctx.index = dim, index
+        out = np.zeros(shape, dtype=g._data.dtype)
+        out[(slice(None),) * dim + (index,)] = g._data
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _view(SelectBackward0, gg, ctx.dim, ctx.index)
+
+
+def _select_rule(ndim, dim=0, index=0, **kw):
+    ins = list(_LETTERS[:ndim])
+    d = (dim or 0) % max(ndim, 1)
+    outs = ins[:d] + ins[d + 1:]
+    ins[d] = str(index)
+    return f"out{_idx(outs)} = input{_idx(ins)}"
+
+
+@register(category="shape", methods=("select",), kind="view", rule=_select_rule, cli=True,
+          cli_example="tensorcli select '[[1,2,3],[4,5,6]]' --dim 1 --index 2",
+          cli_params={"index": "int"})
+def select(input, dim, index):
+    """The slice at `index` along dim, with that dim removed (a view)."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, nd)
+    index = _int(index, "index")
+    size = input._data.shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{_shape_str(input._data.shape)} at dimension {dim}")
+    if index < 0:
+        index += size
+    return _view(SelectBackward0, input, d, index)
