@@ -3,6 +3,7 @@ reflected dunders and in-place variants are recorded here (METHODS) and attached
 the `core.X` namespace and the CLI's commands come from the same entries (signature + metadata)."""
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 
@@ -48,6 +49,30 @@ def add_inplace(opname, name, fn):
     return fn
 
 
+# PyTorch's argument parser accepts NumPy's names for some parameters (python_arg_parser.cpp,
+# numpy_compatibility_arg_names): x.sum(axis=0, keepdims=True), torch.cat(ts, axis=1).
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x1": "input", "x2": "other"}
+
+
+def accept_numpy_aliases(fn):
+    """Wrap fn so NumPy-style keywords reach the PyTorch parameter they alias (only for the
+    parameters fn has); fn itself is untouched when no alias applies."""
+    params = inspect.signature(fn).parameters
+    table = {a: p for a, p in NUMPY_ALIASES.items() if p in params and a not in params}
+    if not table:
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if kwargs:
+            for alias in table.keys() & kwargs.keys():
+                if table[alias] in kwargs:
+                    raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
+                kwargs[table[alias]] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return call
+
+
 def register(name=None, *, category, methods=(), inplace=None, function=True, summary=None,
              kind=None, rule=None, cli=False, **extras):
     """Register a public op function. `methods` are attached to Tensor (the function's
@@ -55,6 +80,7 @@ def register(name=None, *, category, methods=(), inplace=None, function=True, su
     from the out-of-place function) or a (name, callable) pair for a custom in-place."""
 
     def deco(fn):
+        fn = accept_numpy_aliases(fn)
         opname = name or fn.__name__
         doc = summary or (inspect.getdoc(fn) or "").split("\n")[0]
         inplace_name = inplace[0] if isinstance(inplace, tuple) else inplace

@@ -131,9 +131,9 @@ def concat(tensors, dim=0, *, out=None):
 
 
 @register(category="shape")
-def concatenate(tensors, axis=0, out=None):
-    """Alias of cat."""
-    return cat(tensors, axis, out=out)
+def concatenate(tensors, dim=0, out=None):
+    """Alias of cat (`axis=` is accepted as everywhere `dim` is)."""
+    return cat(tensors, dim, out=out)
 
 
 class StackBackward0(Op):
