@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from ...autograd.function import Op
 from .. import registry
-from . import _common, arithmetic, clamp_where, comparison, fill_copy, logical_bitwise, power, unary
-from ._common import _as_tensor, _binary, _broadcast_error, _float_result, _operand, _out, quietly, zeros_like_t
-from .arithmetic import (add, atan2, div, floor_divide, fmod, mul, remainder, rsub, sub)
+from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise, power, special,
+               unary)
+from ._common import (_as_tensor, _binary, _broadcast_error, _float_result, _long, _operand, _out, quietly,
+                      zeros_like_t)
+from .arithmetic import (DivBackward1, MulBackward1, add, atan2, div, floor_divide, fmod, mul, remainder, rsub, sub)
 from .clamp_where import clamp, clamp_max, clamp_min, lerp, where
 from .comparison import (allclose, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, le, lt, maximum, minimum, ne)
 from .fill_copy import _to_dtype, clone, copy_, fill_, zero_
@@ -18,13 +20,24 @@ from .power import float_power, pow, square
 from .unary import (abs, acos, asin, atan, ceil, cos, cosh, erf, exp, exp2, expm1, floor, frac, log, log1p, log2,
                     log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc)
 
-_MODULES = (_common, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy)
+from .special import (acosh, asinh, atanh, deg2rad, digamma, erfc, erfinv, i0, isneginf, isposinf, lgamma, logit,
+                      nan_to_num, rad2deg, sgn, signbit, sinc)
+
+from .binary_math import (bitwise_left_shift, bitwise_right_shift, copysign, fmax, fmin, gcd, heaviside, hypot, isin,
+                          lcm, ldexp, logaddexp, logaddexp2, xlogy)
+
+from .addc import addcdiv, addcmul
+
+_MODULES = (_common, addc, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy, special,
+            binary_math)
 
 _ALIASES = {"subtract": sub, "multiply": mul, "divide": div, "true_divide": div, "negative": neg,
             "absolute": abs, "clip": clamp, "arcsin": asin, "arccos": acos, "arctan": atan, "arctan2": atan2,
-            "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge, "fix": trunc}
+            "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge, "fix": trunc,
+            "arccosh": acosh, "arcsinh": asinh, "arctanh": atanh}
 subtract, multiply, divide, true_divide, negative, absolute, clip = sub, mul, div, div, neg, abs, clamp
 arcsin, arccos, arctan, arctan2, fix = asin, acos, atan, atan2, trunc
+arccosh, arcsinh, arctanh = acosh, asinh, atanh
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 

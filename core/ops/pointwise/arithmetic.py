@@ -416,3 +416,30 @@ def atan2(input, other, *, out=None):
         raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _out(Atan2Backward0.apply(input, other), out)
 
+
+
+class MulBackward1(_Binary):
+    """mul(Tensor, Scalar), the overload ATen's composite ops (trapezoid, ...) call."""
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.s = s
+        return _binary(a, s, np.multiply)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.s, None
+
+
+class DivBackward1(_Binary):
+    """div(Tensor, Scalar), the overload ATen's composite ops call (true division)."""
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.s = s
+        dt = _dt.result_type(a, s)
+        return _binary(a, s, np.true_divide, dt if dt.is_floating_point else _dt.get_default_dtype())
+
+    @staticmethod
+    def backward(ctx, g):
+        return g / ctx.s, None

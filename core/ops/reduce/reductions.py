@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
-from .. import return_types
-from ..autograd.function import Op
-from ..tensor import Tensor, _wrap_dim
-from .indexing import _scatter_into_zeros
-from .pointwise import maximum, minimum, quietly, where, zeros_like_t
-from .registry import register
+from ... import dtypes as _dt
+from ... import return_types
+from ...autograd.function import Op
+from ...tensor import Tensor, _wrap_dim
+from ..indexing import _scatter_into_zeros
+from ..pointwise import maximum, minimum, quietly, where, zeros_like_t
+from ..registry import register
 
 
 def _dims(dim, ndim):
@@ -81,7 +81,8 @@ def _sum_dtype(t, dtype):
     return dt if dt.is_floating_point else _dt.int64
 
 
-@register(category="reduction", methods=("sum",), cli=True)
+@register(category="reduction", methods=("sum",), cli=True,
+          cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     dims = _dims(dim, input._data.ndim)
@@ -320,7 +321,8 @@ def _maxmin(input, dim, keepdim, is_max, other_ok=True):
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 
-@register(category="reduction", methods=("max",), cli=True)
+@register(category="reduction", methods=("max",), cli=True,
+          cli_example="tensorcli max '[[1,2,3],[4,5,6]]' --dim 1")
 def max(input, dim=None, keepdim=False, *, out=None):
     """max() -> the largest element; max(dim) -> (values, indices); max(other) -> elementwise maximum."""
     return _maxmin(input, dim, keepdim, True)
@@ -372,13 +374,15 @@ def _arg(input, dim, keepdim, is_max):
     return Tensor._make(np.asarray(r, dtype=np.int64))
 
 
-@register(category="reduction", methods=("argmax",), cli=True)
+@register(category="reduction", methods=("argmax",), cli=True,
+          cli_example="tensorcli argmax '[[1,2,3],[4,5,6]]' --dim 1")
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (first occurrence; NaN counts as largest), int64."""
     return _arg(input, dim, keepdim, True)
 
 
-@register(category="reduction", methods=("argmin",), cli=True)
+@register(category="reduction", methods=("argmin",), cli=True,
+          cli_example="tensorcli argmin '[[1,2,3],[4,5,6]]' --dim 0 --keepdim")
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (first occurrence), int64."""
     return _arg(input, dim, keepdim, False)
@@ -562,7 +566,8 @@ class CumsumBackward0(Op):
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True)
+@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True,
+          cli_example="tensorcli cumsum '[[1,2,3],[4,5,6]]' --dim 1")
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along dim; int inputs accumulate in int64."""
     d = _wrap_dim(dim, input._data.ndim)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Op
-from ..creation import check_alloc
+from ...autograd.function import Op
+from ...creation import check_alloc
 # C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (c10::toString of caffe2::TypeMeta)
-from ..dtypes import CPP_NAMES as _CPP, scalar_name as _dtname
-from ..tensor import Tensor
-from . import registry
-from .pointwise import _broadcast_error, _out, quietly
-from .registry import register
+from ...dtypes import CPP_NAMES as _CPP, scalar_name as _dtname
+from ...tensor import Tensor
+from .. import registry
+from ..pointwise import _broadcast_error, _out, quietly
+from ..registry import register
 
 
 def _save_operands(ctx, a, b):
