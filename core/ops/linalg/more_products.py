@@ -121,8 +121,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"addr: Expected 1-D argument vec{1 if vec1._data.ndim != 1 else 2}, but got "
                            f"{(vec1 if vec1._data.ndim != 1 else vec2)._data.ndim}-D")
     dt = _dt.result_type(input, vec1, vec2)
-    if dt is _dt.bool_ and (isinstance(beta, float) or isinstance(alpha, float)):
-        raise RuntimeError("Boolean beta only supported for Boolean results.")
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, float) and not dt.is_floating_point:
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     _check_input("addr", input, (vec1._data.shape[0], vec2._data.shape[0]))
     return _out(AddrBackward0.apply(input, vec1, vec2, beta, alpha), out)
 
@@ -188,10 +189,10 @@ class TraceBackward0(Op):
           cli_example="tensorcli trace '[[1,2,3],[4,5,6]]'")
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64)."""
-    if input._data.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f"\"trace\" not implemented for '{_long(input.dtype)}'")
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     npdt = input._data.dtype if input._data.dtype.kind == "f" else np.dtype(np.int64)
     return TraceBackward0.apply(input, npdt)
 

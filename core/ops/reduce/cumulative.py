@@ -58,6 +58,8 @@ def _zeros_except(y, dim):
           cli_example="tensorcli trapezoid '[1,2,4]'")
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoidal rule along dim, with sample points x or a constant spacing dx (default 1)."""
+    if y.dtype.name == "bool":
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
     d = _wrap_dim(dim, y.dim())
     n = y.shape[d]
     if n == 0:

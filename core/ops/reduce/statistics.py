@@ -60,12 +60,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     edges = _linspace(lo, hi, bins + 1, d.dtype)
+    lo, hi = edges[0], edges[-1]
     x = d.reshape(-1)
     x = x[(x >= lo) & (x <= hi)]
-    pos = ((x - lo) * d.dtype.type(bins) / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    pos = np.where(x < edges[pos], pos - 1, pos)            # local search, as PyTorch's histc kernel
-    pos = np.where((pos < bins - 1) & (x >= edges[np.minimum(pos + 1, bins)]), pos + 1, pos)
+    # histogramdd's linear kernel without local search (histc), in the input's dtype
+    pos = np.minimum(((x - lo) * d.dtype.type(bins) / (hi - lo)).astype(np.int64), bins - 1)
     return _out(Tensor._make(np.bincount(np.clip(pos, 0, bins - 1), minlength=bins).astype(d.dtype)), out)
 
 

@@ -7,6 +7,7 @@ from ... import return_types
 from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..indexing import _scatter_into_zeros
+from ..pointwise import quietly
 from ..reduce import _expand_back
 from ..registry import register
 from ._rows import _contig, _from_rows, _to_rows
@@ -25,8 +26,7 @@ def _cummaxmin_np(d, dim, is_max):
     acc = (np.maximum if is_max else np.minimum).accumulate(rows, axis=1)   # propagates NaN
     prev = np.empty_like(acc)
     prev[:, 1:] = acc[:, :-1]
-    with np.errstate(invalid="ignore"):
-        take = (rows >= prev) if is_max else (rows <= prev)
+    take = quietly(np.greater_equal if is_max else np.less_equal, rows, prev)
     if rows.dtype.kind == "f":
         take = np.isnan(rows) | (~np.isnan(prev) & take)
     take[:, 0] = True
