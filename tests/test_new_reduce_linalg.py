@@ -221,3 +221,36 @@ def test_cdist_zero_distance_gradient_and_errors(torch):
     _compare(torch, lambda m, a, b: m.cdist(a, b), np.ones((2, 3)), np.ones((2, 4)))
     _compare(torch, lambda m, a, b: m.cdist(a, b), np.ones((2, 3), np.int64), np.ones((2, 3), np.int64))
     _compare(torch, lambda m, a, b: m.cdist(a, b, p=-1), np.ones((2, 3)), np.ones((2, 3)))
+
+
+# -- CLI examples recorded on the new ops (cli=False until tests/test_cli.py has cases for them) -----------
+
+NEW_CLI_EXAMPLES = ["addcmul", "addcdiv", "hypot", "diff", "trapezoid", "bincount", "histc", "cov", "corrcoef",
+                    "addmv", "addr", "trace", "kron", "cdist"]
+
+
+def test_new_ops_cli_examples_run_and_match_torch(torch, monkeypatch):
+    """Turn each new op's command on, run its cli_example with --json and compare with torch."""
+    import json
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from core.ops.registry import OPS
+    from tensorcli import app as cli_app
+    for name in NEW_CLI_EXAMPLES:
+        monkeypatch.setattr(OPS[name], "cli", True)
+    app = cli_app.build_app(only={cli_app.command_name(n) for n in NEW_CLI_EXAMPLES}, modules=())
+    runner = CliRunner()
+    for name in NEW_CLI_EXAMPLES:
+        argv = shlex.split(OPS[name].extras["cli_example"])[1:]
+        r = runner.invoke(app, argv + ["--json"], env={"NO_COLOR": "1"})
+        assert r.exit_code == 0, (name, r.output)
+        got = json.loads(r.stdout)["result"]
+        opts = {k[2:].replace("-", "_"): torch.tensor(json.loads(v)) if v.startswith("[") else
+                float(v) if "." in v else int(v) for k, v in zip(argv, argv[1:]) if k.startswith("--")}
+        want = getattr(torch, name)(torch.tensor(json.loads(argv[1])), **opts)
+        assert got["shape"] == list(want.shape), name
+        assert got["dtype"] == str(want.dtype).replace("torch.", ""), name
+        np.testing.assert_allclose(np.array(got["data"], dtype=np.float64), want.double().numpy(), rtol=1e-5,
+                                   atol=1e-6, err_msg=name)

@@ -99,7 +99,7 @@ def _check_input(name, inp, shape):
 
 
 @register(category="linalg", methods=("addmv",), inplace="addmv_",
-          cli_example="tensorcli addmv '[1,1]' '[[1,2,3],[4,5,6]]' '[1,0,1]'")
+          cli_example="tensorcli addmv '[1,1]' --mat '[[1,2,3],[4,5,6]]' --vec '[1,0,1]'")
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     if mat._data.ndim != 2 or vec._data.ndim != 1:
@@ -114,7 +114,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 
 @register(category="linalg", methods=("addr",), inplace="addr_",
-          cli_example="tensorcli addr '[[0,0],[0,0]]' '[1,2]' '[3,4]'")
+          cli_example="tensorcli addr '[[0,0],[0,0]]' --vec1 '[1,2]' --vec2 '[3,4]'")
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2) (logical and/or for bool)."""
     if vec1._data.ndim != 1 or vec2._data.ndim != 1:
@@ -214,7 +214,7 @@ _KronView.__name__ = _KronView.__qualname__ = "UnsafeViewBackward0"
 
 
 @register(category="linalg", methods=("kron",),
-          cli_example="tensorcli kron '[1,2]' '[[1,2],[3,4]]'")
+          cli_example="tensorcli kron '[1,2]' --other '[[1,2],[3,4]]'")
 def kron(input, other, *, out=None):
     """Kronecker product: blocks input[i] * other, for any number of dims."""
     nd = max(input.dim(), other.dim())

@@ -77,7 +77,7 @@ def _define(name, node, np_fn, grad=None, *, reject="", kernel=None, float_out=F
 hypot, HypotBackward0 = _define(
     "hypot", "HypotBackward0", np.hypot, reject="bi", save_output=True,
     grad=lambda ctx, g, a, b, out: (g * a / out if _g_for(ctx, 0) else None, g * b / out if _g_for(ctx, 1) else None),
-    doc="sqrt(input ** 2 + other ** 2) without overflow.", cli_example="tensorcli hypot '[3,5]' '[4,12]'")
+    doc="sqrt(input ** 2 + other ** 2) without overflow.", cli_example="tensorcli hypot '[3.0,5.0]' --other '[4.0,12.0]'")
 logaddexp, LogaddexpBackward0 = _define(
     "logaddexp", "LogaddexpBackward0", np.logaddexp, reject="bi", inplace=False,
     grad=lambda ctx, g, a, b, out: (g / (1 + exp(b - a)) if _g_for(ctx, 0) else None,

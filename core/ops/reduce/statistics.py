@@ -42,7 +42,7 @@ def _linspace(lo, hi, steps, npdt):
 
 
 @register(category="reduction", methods=("histc",),
-          cli_example="tensorcli histc '[1,2,1]' --bins 4 --min 0 --max 3")
+          cli_example="tensorcli histc '[1.0,2.0,1.0]' --bins 4 --min 0 --max 3")
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """Histogram with `bins` equal-width bins over [min, max] (the data's range when both are 0)."""
     d = input._data
