@@ -2,6 +2,8 @@
 nan_to_num, shifts, ...): values, dtypes, grad_fn names, gradients (both backward paths), errors vs torch."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,23 @@ def test_addc_mixed_dtypes_and_inplace(torch, name):
     assert getattr(c, name + "_")(core.tensor(a), core.tensor(a + 1), value=0.5) is c
     getattr(t, name + "_")(torch.tensor(a), torch.tensor(a + 1), value=0.5)
     assert_same(c, t)
+
+
+# -- NumPy error state (issue #15: the hot paths set it without np.errstate) ----------------------------------
+
+def test_no_numpy_warnings_and_error_state_restored(torch):
+    """inf/nan results never warn (as in PyTorch), and the caller's NumPy error state is left as it was,
+    even when it is 'raise' and even after an op raised."""
+    x = np.array([1.0, 0.0, -1.0, 1e30], np.float32)
+    # (add/sub/mul skip the silencing for speed, so `t * 1e30` still warns in NumPy: not listed here)
+    ops = [lambda m, t: t / 0, lambda m, t: m.log(t), lambda m, t: m.sqrt(t), lambda m, t: m.exp(t),
+           lambda m, t: t.clamp(min=float("nan")), lambda m, t: m.lerp(t, t + t, 0.7),
+           lambda m, t: t.mean(), lambda m, t: t.var(), lambda m, t: t.round(decimals=40), lambda m, t: t.pow(-1)]
+    with np.errstate(all="raise"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for fn in ops:
+                assert_same(fn(core, core.tensor(x)), fn(torch, torch.tensor(x)), rtol=1e-5, atol=1e-6)
+        same_error(lambda: core.tensor(x) + core.ones(2), lambda: torch.tensor(x) + torch.ones(2))
+        assert np.geterr() == {"divide": "raise", "over": "raise", "under": "raise", "invalid": "raise"}
+    assert np.geterr()["divide"] == "warn"
