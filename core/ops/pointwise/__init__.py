@@ -69,5 +69,16 @@ def _mark_elementwise():
                 obj.contiguous_output = False
 
 
+def _export_flat_namespace():
+    """Every name of the former single-file pointwise.py stays importable from the package: other op
+    families import helpers from it (`_out`, `_binary`, `where`, `_to_dtype`, ...)."""
+    g = globals()
+    for mod in _MODULES:
+        for k, v in vars(mod).items():
+            if not k.startswith("__"):
+                g.setdefault(k, v)
+
+
 _record_aliases()
 _mark_elementwise()
+_export_flat_namespace()

@@ -8,3 +8,16 @@ from .cumulative import diff, logcumsumexp, trapezoid
 from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, dist,
                          logsumexp, max, mean, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean)
 from .statistics import bincount, corrcoef, cov, histc
+
+
+def _export_flat_namespace(*modules):
+    """Every name of the former single-file reduce.py stays importable from the package (other modules and
+    branches import its helpers)."""
+    g = globals()
+    for mod in modules:
+        for k, v in vars(mod).items():
+            if not k.startswith("__"):
+                g.setdefault(k, v)
+
+
+_export_flat_namespace(reductions)

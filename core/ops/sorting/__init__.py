@@ -8,6 +8,10 @@ algorithm's exact sequence of swaps. Those algorithms are ported in `_stl` (on P
 can change the answer; everything else is plain NumPy (`_rows`)."""
 from __future__ import annotations
 
+import sys
+
+from . import (_batched, _rows, _select, _stl, cummax_aminmax, median_mode, quantile, searchsorted, sort,  # noqa
+               topk_kthvalue, unique)
 from ._batched import _heap_fallback
 from ._stl import _std_sort
 from .cummax_aminmax import aminmax, cummax, cummin
@@ -21,3 +25,18 @@ from .unique import unique, unique_consecutive
 __all__ = ["aminmax", "argsort", "bucketize", "cummax", "cummin", "kthvalue", "median", "mode", "msort",
            "nanmedian", "nanquantile", "quantile", "searchsorted", "sort", "topk", "unique", "unique_consecutive",
            "_heap_fallback", "_std_sort"]
+
+
+def _export_flat_namespace(*modules):
+    """Every name of the former single-file sorting.py stays importable from the package (other modules and
+    branches import its helpers)."""
+    g = globals()
+    for mod in modules:
+        for k, v in vars(mod).items():
+            if not k.startswith("__"):
+                g.setdefault(k, v)
+
+
+_export_flat_namespace(*(sys.modules[f"{__name__}.{m}"] for m in (    # modules, not their same-named ops
+    "_stl", "_batched", "_rows", "_select", "sort", "topk_kthvalue", "median_mode", "cummax_aminmax", "unique",
+    "searchsorted", "quantile")))
