@@ -249,8 +249,8 @@ def test_sort_heapsort_fallback_matches_torch(torch, monkeypatch):
     from core.ops import sorting as S
     a = _mcilroy_killer(300) // 2        # halving keeps it a killer and adds ties, so the simulation runs
     calls = []
-    real = S._heap_fallback
-    monkeypatch.setattr(S, "_heap_fallback", lambda *args: (calls.append(1), real(*args))[1])
+    real = S._batched._heap_fallback
+    monkeypatch.setattr(S._batched, "_heap_fallback", lambda *args: (calls.append(1), real(*args))[1])
     both(torch, lambda m, x: m.sort(x), a)
     assert calls, "the killer input did not reach the depth limit"
 

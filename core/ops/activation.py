@@ -8,12 +8,12 @@ from .registry import register
 @register(category="nn", methods=("softmax",))
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along dim."""
-    from ..nn import functional as F
+    from ..nn import functional as F   # lazy: importing core.nn on `import core` costs start-up time
     return F.softmax(input, dim, dtype=dtype)
 
 
 @register(category="nn", methods=("log_softmax",))
 def log_softmax(input, dim, dtype=None):
     """x - logsumexp(x) along dim, computed stably."""
-    from ..nn import functional as F
+    from ..nn import functional as F   # lazy: importing core.nn on `import core` costs start-up time
     return F.log_softmax(input, dim, dtype=dtype)

@@ -1,14 +1,15 @@
 """Reductions (sum, mean, prod, max/min, argmax, var/std, ...) with dim/keepdim like PyTorch."""
 from __future__ import annotations
 
-
 import numpy as np
 
-from .. import dtypes as _dt
-from .. import return_types
-from ..autograd.function import Op
-from ..tensor import Tensor, _wrap_dim
-from .registry import register
+from ... import dtypes as _dt
+from ... import return_types
+from ...autograd.function import Op
+from ...tensor import Tensor, _wrap_dim
+from ..indexing import _scatter_into_zeros
+from ..pointwise import maximum, minimum, quietly, where, zeros_like_t
+from ..registry import register
 
 
 def _dims(dim, ndim):
@@ -80,7 +81,8 @@ def _sum_dtype(t, dtype):
     return dt if dt.is_floating_point else _dt.int64
 
 
-@register(category="reduction", methods=("sum",), cli=True)
+@register(category="reduction", methods=("sum",), cli=True,
+          cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     dims = _dims(dim, input._data.ndim)
@@ -113,6 +115,10 @@ class NansumBackward0(Op):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * keep
 
 
+def _np_mean(x, ax, keepdim, npdt):
+    return np.mean(x, axis=ax, keepdims=keepdim, dtype=npdt)
+
+
 class MeanBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dt):
@@ -120,9 +126,9 @@ class MeanBackward1(Op):
         ax = _axis(dims, a._data.ndim)
         n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
         ctx.n = n
-        with np.errstate(all="ignore"):
-            return np.asarray(np.mean(a._data, axis=ax, keepdims=keepdim, dtype=dt.np) if n else
-                              np.full(np.sum(a._data, axis=ax, keepdims=keepdim).shape, np.nan, dtype=dt.np))
+        if not n:
+            return np.full(np.sum(a._data, axis=ax, keepdims=keepdim).shape, np.nan, dtype=dt.np)
+        return np.asarray(quietly(_np_mean, a._data, ax, keepdim, dt.np))
 
     @staticmethod
     def backward(ctx, g):
@@ -238,7 +244,6 @@ class _MaxDim(Op):
         (idx,) = ctx.saved_tensors
         if len(ctx.shape) == 0:
             return g
-        from .indexing import _scatter_into_zeros
         if not ctx.keepdim:
             g = g.unsqueeze(ctx.dim)
             idx = idx.unsqueeze(ctx.dim)
@@ -302,7 +307,6 @@ MinBackward0 = type("MinBackward0", (_MaxDim,), {})
 def _maxmin(input, dim, keepdim, is_max, other_ok=True):
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
-        from .pointwise import maximum, minimum
         return (maximum if is_max else minimum)(input, dim)
     if dim is None:
         if keepdim:
@@ -317,7 +321,8 @@ def _maxmin(input, dim, keepdim, is_max, other_ok=True):
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 
-@register(category="reduction", methods=("max",), cli=True)
+@register(category="reduction", methods=("max",), cli=True,
+          cli_example="tensorcli max '[[1,2,3],[4,5,6]]' --dim 1")
 def max(input, dim=None, keepdim=False, *, out=None):
     """max() -> the largest element; max(dim) -> (values, indices); max(other) -> elementwise maximum."""
     return _maxmin(input, dim, keepdim, True)
@@ -369,16 +374,26 @@ def _arg(input, dim, keepdim, is_max):
     return Tensor._make(np.asarray(r, dtype=np.int64))
 
 
-@register(category="reduction", methods=("argmax",), cli=True)
+@register(category="reduction", methods=("argmax",), cli=True,
+          cli_example="tensorcli argmax '[[1,2,3],[4,5,6]]' --dim 1")
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (first occurrence; NaN counts as largest), int64."""
     return _arg(input, dim, keepdim, True)
 
 
-@register(category="reduction", methods=("argmin",), cli=True)
+@register(category="reduction", methods=("argmin",), cli=True,
+          cli_example="tensorcli argmin '[[1,2,3],[4,5,6]]' --dim 0 --keepdim")
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (first occurrence), int64."""
     return _arg(input, dim, keepdim, False)
+
+
+def _np_var(x, ax, correction, keepdim):
+    return np.var(x, axis=ax, ddof=correction, keepdims=keepdim)
+
+
+def _np_std(x, ax, correction, keepdim):
+    return np.std(x, axis=ax, ddof=correction, keepdims=keepdim)
 
 
 class VarBackward0(Op):
@@ -389,8 +404,7 @@ class VarBackward0(Op):
         ax = _axis(dims, a._data.ndim)
         n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
         ctx.n = n
-        with np.errstate(all="ignore"):
-            return np.asarray(np.var(a._data, axis=ax, ddof=correction, keepdims=keepdim)).astype(a._data.dtype)
+        return np.asarray(quietly(_np_var, a._data, ax, correction, keepdim)).astype(a._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -432,13 +446,11 @@ class StdBackward0(Op):
         ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
         ax = _axis(dims, a._data.ndim)
         ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        with np.errstate(all="ignore"):
-            return np.asarray(np.std(a._data, axis=ax, ddof=correction, keepdims=keepdim)).astype(a._data.dtype)
+        return np.asarray(quietly(_np_std, a._data, ax, correction, keepdim)).astype(a._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        from .pointwise import where, zeros_like_t
         gv = where(out == 0, zeros_like_t(g), g / (out * 2))
         m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
         return _expand_back(gv, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
@@ -465,6 +477,14 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
             mean(input, dim if not isinstance(dim, bool) else None, keepdim))
 
 
+def _np_logsumexp(x, ax):
+    if x.size == 0:
+        return np.log(np.sum(np.exp(x), axis=ax, keepdims=True))
+    m = np.max(x, axis=ax, keepdims=True)
+    m = np.where(np.isinf(m), 0, m).astype(x.dtype)
+    return np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True)) + m
+
+
 class LogsumexpBackward0(Op):
     """log(sum(exp(x))) computed from the max (PyTorch's formula); gradient grad * exp(x - result)."""
     save_output = True
@@ -475,13 +495,7 @@ class LogsumexpBackward0(Op):
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         x = a._data
         ax = _axis(dims, x.ndim)
-        with np.errstate(all="ignore"):
-            if x.size == 0:
-                r = np.log(np.sum(np.exp(x), axis=ax, keepdims=True))
-            else:
-                m = np.max(x, axis=ax, keepdims=True)
-                m = np.where(np.isinf(m), 0, m).astype(x.dtype)
-                r = np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True)) + m
+        r = quietly(_np_logsumexp, x, ax)
         if not keepdim:
             r = np.squeeze(r, axis=ax) if ax is not None else r.reshape(())
         return np.asarray(r, dtype=x.dtype)
@@ -552,7 +566,8 @@ class CumsumBackward0(Op):
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True)
+@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True,
+          cli_example="tensorcli cumsum '[[1,2,3],[4,5,6]]' --dim 1")
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along dim; int inputs accumulate in int64."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -590,7 +605,7 @@ def _cumprod_grad_with_zeros(x, out, g, dim):
     idx = np.arange(n)
     zero = x == 0
     z = np.where(zero.any(-1), np.argmax(zero, -1), n)[..., None]          # first zero per slice
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):   # backward of a rare case (zeros in cumprod's input): not a hot path
         rev = np.flip(np.cumsum(np.flip(g * out, -1), -1), -1)
         before = np.where(idx < z, rev / np.where(zero, 1, x), 0)
         prefix = np.take_along_axis(np.concatenate([np.ones_like(x[..., :1]), out], -1), np.minimum(z, n), -1)
@@ -607,6 +622,18 @@ def cumprod(input, dim, *, dtype=None):
     return CumprodBackward0.apply(input, d, _sum_dtype(input, dtype))
 
 
+def _np_vector_norm(x, ord, ax, keepdim):
+    if ord == 2:
+        return np.sqrt(np.sum(x * x, axis=ax, keepdims=keepdim))
+    if ord == 1:
+        return np.sum(x, axis=ax, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=ax, keepdims=keepdim).astype(x.dtype)
+    if np.isinf(ord):
+        return (np.max if ord > 0 else np.min)(x, axis=ax, keepdims=keepdim)
+    return np.sum(x ** ord, axis=ax, keepdims=keepdim) ** (1.0 / ord)
+
+
 class LinalgVectorNormBackward0(Op):
     """Vector p-norm (PyTorch's linalg.vector_norm); backward is PyTorch's norm_backward,
     which gives 0 (not NaN) where the norm is 0."""
@@ -618,27 +645,16 @@ class LinalgVectorNormBackward0(Op):
         ctx.ord, ctx.shape, ctx.dims, ctx.keepdim = ord, a._data.shape, dims, keepdim
         x = np.abs(a._data)
         ax = _axis(dims, x.ndim)
-        with np.errstate(all="ignore"):
-            if ord == 2:
-                r = np.sqrt(np.sum(x * x, axis=ax, keepdims=keepdim))
-            elif ord == 1:
-                r = np.sum(x, axis=ax, keepdims=keepdim)
-            elif ord == 0:
-                r = np.sum(x != 0, axis=ax, keepdims=keepdim).astype(x.dtype)
-            elif np.isinf(ord):
-                reduced = x.shape if ax is None else [x.shape[d] for d in ax]
-                if 0 in reduced:
-                    raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
-                                       "because the operation does not have an identity")
-                r = (np.max if ord > 0 else np.min)(x, axis=ax, keepdims=keepdim)
-            else:
-                r = np.sum(x ** ord, axis=ax, keepdims=keepdim) ** (1.0 / ord)
-        return np.asarray(r, dtype=x.dtype)
+        if np.isinf(ord):
+            reduced = x.shape if ax is None else [x.shape[d] for d in ax]
+            if 0 in reduced:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
+                                   "because the operation does not have an identity")
+        return np.asarray(quietly(_np_vector_norm, x, ord, ax, keepdim), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, g):
         a, norm = ctx.saved_tensors
-        from .pointwise import where, zeros_like_t
         p = ctx.ord
         if not ctx.keepdim and ctx.dims is not None and len(ctx.shape):
             for d in ctx.dims:

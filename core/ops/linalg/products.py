@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Op
-from ..tensor import Tensor
-from .registry import register
-
-
-def _dtname(d):
-    from ..dtypes import scalar_name as _short
-    return _short(d)
-
-
+from ...autograd.function import Op
+from ...creation import check_alloc
 # C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (c10::toString of caffe2::TypeMeta)
-from ..dtypes import CPP_NAMES as _CPP
+from ...dtypes import CPP_NAMES as _CPP, scalar_name as _dtname
+from ...tensor import Tensor
+from .. import registry
+from ..pointwise import _broadcast_error, _out, quietly
+from ..registry import register
 
 
 def _save_operands(ctx, a, b):
@@ -206,10 +202,9 @@ def _should_fold(t1, t2):
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-@register(category="linalg", methods=("matmul", "__matmul__"))
+@register(category="linalg", methods=("matmul",))
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's rules: 1-D x 1-D dot, 2-D mm, 1-D prepended/appended, batched broadcast."""
-    from .pointwise import _out
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _out(_matmul(input, other), out)
@@ -258,7 +253,6 @@ def _matmul(a, b):
     try:
         batch = np.broadcast_shapes(ba, bb)
     except ValueError:
-        from .pointwise import _broadcast_error
         raise _broadcast_error(np.empty(ba), np.empty(bb)) from None
     B = int(np.prod(batch))
     n = sa[-2] if da > 1 else 1
@@ -276,7 +270,6 @@ def _matmul_squeezed(a, b, which):
 
 
 def _check_result_alloc(a, b):
-    from ..creation import check_alloc
     sa, sb = a._data.shape, b._data.shape
     batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     check_alloc(batch + ((sa[-2],) if len(sa) > 1 else ()) + ((sb[-1],) if len(sb) > 1 else ()), a.dtype)
@@ -290,14 +283,13 @@ def _rmatmul_dunder(self, other):
     return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 
 
-Tensor.__matmul__ = _matmul_dunder
-Tensor.__rmatmul__ = _rmatmul_dunder
+registry.method("__matmul__", _matmul_dunder)   # overrides the plain `matmul` recorded by register()
+registry.method("__rmatmul__", _rmatmul_dunder)
 
 
 @register(category="linalg", methods=("mm",))
 def mm(input, mat2, *, out=None):
     """2-D matrix product."""
-    from .pointwise import _out
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -309,7 +301,6 @@ def mm(input, mat2, *, out=None):
 @register(category="linalg", methods=("bmm",))
 def bmm(input, mat2, *, out=None):
     """Batched 3-D matrix product (no broadcasting)."""
-    from .pointwise import _out
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -321,7 +312,6 @@ def bmm(input, mat2, *, out=None):
 @register(category="linalg", methods=("mv",))
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
-    from .pointwise import _out
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
     _check_mv(input._data.shape, vec._data.shape[0], input, vec)
@@ -331,7 +321,6 @@ def mv(input, vec, *, out=None):
 @register(category="linalg", methods=("dot",))
 def dot(input, other, *, out=None):
     """Dot product of two 1-D tensors of the same size and dtype."""
-    from .pointwise import _out
     if not isinstance(other, Tensor):
         raise TypeError(f"dot(): argument 'tensor' (position 2) must be Tensor, not {type(other).__name__}")
     _check_dot(input, other)
@@ -341,7 +330,6 @@ def dot(input, other, *, out=None):
 @register(category="linalg", methods=("inner",))
 def inner(input, other, *, out=None):
     """Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot."""
-    from .pointwise import _out
     if input._data.ndim == 0 or other._data.ndim == 0:
         return _out(input * other, out)
     k1, k2 = input._data.shape[-1], other._data.shape[-1]
@@ -357,12 +345,22 @@ def inner(input, other, *, out=None):
 @register(category="linalg", methods=("outer", "ger"))
 def outer(input, vec2, *, out=None):
     """Outer product of two 1-D tensors: out[i][j] = input[i] * vec2[j]."""
-    from .pointwise import _out
     if input._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
     if vec2._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
     return _out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
+
+
+def _addmm_np(inp, m1, m2, beta, alpha):
+    out = m1 @ m2
+    if alpha != 1:
+        out *= alpha
+    if beta == 1:
+        out += inp
+    elif beta != 0:
+        out += inp * beta
+    return out
 
 
 class AddmmBackward0(Op):
@@ -375,15 +373,7 @@ class AddmmBackward0(Op):
         if ng:
             ctx.save_for_backward(mat1 if ng[2] else None, mat2 if ng[1] else None)
         ctx.beta, ctx.alpha = beta, alpha
-        out = mat1._data @ mat2._data
-        with np.errstate(all="ignore"):
-            if alpha != 1:
-                out *= alpha
-            if beta == 1:
-                out += input._data
-            elif beta != 0:
-                out += input._data * beta
-        return out
+        return quietly(_addmm_np, input._data, mat1._data, mat2._data, beta, alpha)
 
     @staticmethod
     def backward(ctx, g):
@@ -411,7 +401,6 @@ class AddmmBackward0(Op):
 @register(category="linalg", methods=("addmm",))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
-    from .pointwise import _out
     if mat1._data.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:

@@ -1,0 +1,21 @@
+"""Matrix products and friends: matmul/mm/bmm/mv/dot/inner/outer/addmm (`products`), addmv/addr/addbmm/
+baddbmm/vdot/trace/kron (`more_products`) and cdist. Re-exports what other modules import."""
+from __future__ import annotations
+
+from . import more_products, products
+from .cdist import cdist
+from .more_products import addbmm, addmv, addr, baddbmm, kron, trace, vdot
+from .products import _CPP, AddmmBackward0, addmm, bmm, dot, inner, matmul, mm, mv, outer
+
+
+def _export_flat_namespace(*modules):
+    """Every name of the former single-file linalg.py stays importable from the package (other modules and
+    branches import its helpers)."""
+    g = globals()
+    for mod in modules:
+        for k, v in vars(mod).items():
+            if not k.startswith("__"):
+                g.setdefault(k, v)
+
+
+_export_flat_namespace(products)

@@ -1,0 +1,149 @@
+"""Casting (`_to_dtype`, ToCopyBackward0), clone (preserve_format), and the in-place writers
+zero_, fill_ and copy_ (PyTorch's nodes ZeroBackward0 / FillBackward2/3 / CopyBackwards)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.function import Op
+from ...autograd.grad_mode import STATE
+from ...tensor import Tensor
+from .. import registry
+from ..inplace import check_inplace, rebase, snapshot, write_result
+from ..registry import register
+
+class ToCopyBackward0(Op):
+    @staticmethod
+    def forward(ctx, a, dt):
+        return a._data.astype(dt.np)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def _to_dtype(t, dt):
+    """Differentiable dtype conversion (the backward casts the gradient back)."""
+    r = ToCopyBackward0.apply(t, dt)
+    if not dt.is_floating_point and r._requires_grad:
+        r._requires_grad = False
+        r.grad_fn = None
+    return r
+
+
+class CloneBackward0(Op):
+    @staticmethod
+    def forward(ctx, a):
+        return a._data.copy(order="K")   # preserve_format: a dense input keeps its strides
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+@register(category="pointwise", methods=("clone",))
+def clone(input, *, memory_format=None):
+    """A copy that stays in the graph (gradient flows back unchanged)."""
+    return CloneBackward0.apply(input)
+
+
+# -- in-place helpers that are not derived from an out-of-place op ---------------------------------
+
+def zero_(self):
+    """Fill with zeros in place."""
+    return fill_(self, 0, _zero=True)
+
+
+class FillBackward2(Op):
+    @staticmethod
+    def forward(ctx, a, value):
+        v = value._data if isinstance(value, Tensor) else value
+        return np.full(a._data.shape, v, dtype=a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0
+
+
+class ZeroBackward0(FillBackward2):
+    pass
+
+
+class FillBackward3(Op):
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full(a._data.shape, value._data, dtype=a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, g.sum()
+
+
+def fill_(self, value, *, _zero=False):
+    """Fill with a scalar (or 0-d tensor) in place."""
+    check_inplace(self)
+    if not isinstance(value, (Tensor, int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), "
+                        "but expected one of:\n * (Tensor value)\n * (Number value)\n")
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    if STATE.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        node = FillBackward3 if isinstance(value, Tensor) else (ZeroBackward0 if _zero else FillBackward2)
+        r = node.apply(snapshot(self), value)
+        write_result(self, r, "fill_")
+        rebase(self, r)
+        return self
+    v = value._data if isinstance(value, Tensor) else value
+    self._data[...] = v
+    if not self._inference:
+        self._vc[0] += 1
+    return self
+
+
+class CopyBackwards(Op):
+    grads_per_arg = True
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        ctx.src_dtype = src._data.dtype
+        return np.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, g
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy src into self (broadcasting src, casting to self's dtype), in place."""
+    check_inplace(self)
+    if not isinstance(src, Tensor):
+        src = Tensor._make(np.asarray(src))
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
+                           f"the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+                           f"non-singleton dimension {max(self._data.ndim - 1, 0)}") from None
+    if STATE.grad_enabled and (self._requires_grad or src._requires_grad):
+        r = CopyBackwards.apply(snapshot(self), src)
+        np.copyto(self._data, r._data)
+        self._vc[0] += 1
+        rebase(self, r)
+        return self
+    np.copyto(self._data, src._data, casting="unsafe")
+    if not self._inference:
+        self._vc[0] += 1
+    return self
+
+
+registry.method("zero_", zero_)
+registry.method("fill_", fill_)
+registry.method("copy_", copy_)
+

@@ -1,0 +1,23 @@
+"""Reductions (sum, mean, prod, max/min, argmax, var/std, norms, cumulative ops, ...) with dim/keepdim like
+PyTorch, plus diff / trapezoid / logcumsumexp (`cumulative`) and bincount / histc / cov / corrcoef
+(`statistics`). Re-exports what other op families import."""
+from __future__ import annotations
+
+from . import cumulative, reductions, statistics
+from .cumulative import diff, logcumsumexp, trapezoid
+from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, dist,
+                         logsumexp, max, mean, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean)
+from .statistics import bincount, corrcoef, cov, histc
+
+
+def _export_flat_namespace(*modules):
+    """Every name of the former single-file reduce.py stays importable from the package (other modules and
+    branches import its helpers)."""
+    g = globals()
+    for mod in modules:
+        for k, v in vars(mod).items():
+            if not k.startswith("__"):
+                g.setdefault(k, v)
+
+
+_export_flat_namespace(reductions)

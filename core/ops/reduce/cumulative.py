@@ -1,0 +1,116 @@
+"""Ops along one dim composed the way ATen composes them, so values and grad_fn names match PyTorch's:
+diff (n-th forward difference, optional prepend/append), trapezoid, and logcumsumexp."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.function import Op
+from ...creation import zeros_like
+from ...tensor import Tensor, _wrap_dim
+from .. import registry
+from ..pointwise import DivBackward1, MulBackward1, _long, _out, quietly, where
+from ..registry import register
+
+_DOUBLE_LOWEST = float(np.finfo(np.float64).min)
+
+
+def _cat(tensors, dim):
+    # shape's cat, looked up at call time: shape builds on the reductions, not the reverse
+    return registry.FUNCTIONS["cat"](tensors, dim)
+
+
+def _diff_once(t, dim):
+    n = t.shape[dim]
+    hi, lo = t.narrow(dim, 1, max(n - 1, 0)), t.narrow(dim, 0, max(n - 1, 0))
+    return hi.logical_xor(lo) if t.dtype.name == "bool" else hi - lo
+
+
+@register(category="reduction", methods=("diff",),
+          cli_example="tensorcli diff '[1,4,9,16]'")
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along dim (xor for bool), after concatenating prepend/append."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.dim())
+    for extra in (prepend, append):
+        if isinstance(extra, Tensor) and extra.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if prepend is not None or append is not None:
+        input = _cat([t for t in (prepend, input, append) if t is not None], d)
+    if n == 0:
+        r = zeros_like(input)
+        return r.copy_(input)
+    for _ in range(min(n, input.shape[d])):
+        input = _diff_once(input, d)
+    return input
+
+
+def _zeros_except(y, dim):
+    shape = list(y.shape)
+    del shape[dim]
+    return Tensor._make(np.zeros(shape, dtype=y._data.dtype if y._data.dtype.kind == "f"
+                                 else np.dtype(np.float32)))
+
+
+@register(category="reduction", methods=(),
+          cli_example="tensorcli trapezoid '[1,2,4]'")
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Trapezoidal rule along dim, with sample points x or a constant spacing dx (default 1)."""
+    if y.dtype.name == "bool":
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    d = _wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return _zeros_except(y, d)
+    if isinstance(x, Tensor):
+        if x.dim() == 1:
+            if x.shape[0] != n:
+                raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            view = [1] * y.dim()
+            view[d] = n
+            x = x.view(view)
+        spacing = x.diff(dim=d)
+        total = (spacing * (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1))).sum(d)
+        return DivBackward1.apply(total, 2.0)
+    step = 1 if dx is None else dx
+    return MulBackward1.apply(y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5, step)
+
+
+class LogcumsumexpBackward0(Op):
+    """log(cumsum(exp(x))) along dim, computed stably; PyTorch's logcumsumexp_backward (positive and
+    negative parts of the gradient through reversed logcumsumexps)."""
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        d = a._data
+        if d.ndim == 0:
+            return d.copy()
+        return quietly(np.logaddexp.accumulate, d, dim).astype(d.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        dim = ctx.dim
+        if g.numel() == 0 or a.dim() == 0:
+            return g
+
+        def reverse(x):
+            return logcumsumexp(x.flip(dim), dim).flip(dim)
+        log_abs = g.abs().log()
+        pos = where(g > 0, log_abs, _DOUBLE_LOWEST)
+        neg = where(g < 0, log_abs, _DOUBLE_LOWEST)
+        return (reverse(pos - out) + a).exp() - (reverse(neg - out) + a).exp()
+
+
+@register(category="reduction", methods=("logcumsumexp",))
+def logcumsumexp(input, dim, *, out=None):
+    """log(cumsum(exp(input))) along dim, without overflow (floating dtypes only)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_long(input.dtype)}'")
+    d = _wrap_dim(dim, max(input.dim(), 1))
+    return _out(LogcumsumexpBackward0.apply(input, d), out)
