@@ -7,6 +7,7 @@ from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, promote_types, set_default_dtype, uint8)
 from .tensor import Size, Tensor, device
+from .device import get_default_device, set_default_device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
 from . import autograd
@@ -82,7 +83,8 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
-    if name in ("nn", "memory", "optim"):
+    if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
+                "functional"):
         import importlib
         mod = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
@@ -107,7 +109,10 @@ def alias_as_torch():
     import sys
     sys.modules["torch"] = sys.modules[__name__]
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
-                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler"):
+                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler", "cuda", "backends",
+                "backends.cudnn", "backends.mps", "backends.cuda", "backends.cpu", "backends.mkldnn", "accelerator",
+                "utils", "utils.data", "autograd.functional", "autograd.profiler", "profiler", "distributions",
+                "functional"):
         try:
             sys.modules["torch." + sub] = importlib.import_module(f"{__name__}.{sub}")
         except ImportError:
