@@ -72,7 +72,8 @@ def _dataset(m, d):
 @pytest.mark.parametrize("kw", [{}, {"batch_size": 3}, {"batch_size": 3, "drop_last": True}, {"batch_size": None},
                                 {"batch_size": 7}, {"batch_size": 10}])
 def test_dataloader_sequential(torch, kw):
-    c, t = _both(torch, lambda m, d: (list(d.DataLoader(_dataset(m, d), **kw)), len(d.DataLoader(_dataset(m, d), **kw))))
+    c, t = _both(torch, lambda m, d: (list(d.DataLoader(_dataset(m, d), **kw)),
+                                      len(d.DataLoader(_dataset(m, d), **kw))))
     _same_tree(c, t)
 
 
@@ -105,7 +106,8 @@ def test_iterable_dataset(torch):
     _same_tree(*_both(torch, run))
 
 
-ERRORS = [dict(shuffle=True, sampler=[0]), dict(batch_sampler=[[0]], batch_size=2), dict(batch_size=None, drop_last=True),
+ERRORS = [dict(shuffle=True, sampler=[0]), dict(batch_sampler=[[0]], batch_size=2),
+          dict(batch_size=None, drop_last=True),
           dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2), dict(persistent_workers=True),
           dict(batch_size=0), dict(batch_size=2, drop_last=1)]
 
@@ -188,5 +190,6 @@ def test_sampler_errors(torch, args):
     import torch.utils.data as tdata
     ec, et = same_error(lambda: cdata.RandomSampler(range(3), **args), lambda: tdata.RandomSampler(range(3), **args))
     assert str(ec) == str(et)
-    ec, et = same_error(lambda: cdata.WeightedRandomSampler([[1.0]], 2), lambda: tdata.WeightedRandomSampler([[1.0]], 2))
+    ec, et = same_error(lambda: cdata.WeightedRandomSampler([[1.0]], 2),
+                        lambda: tdata.WeightedRandomSampler([[1.0]], 2))
     assert str(ec) == str(et)

@@ -74,7 +74,8 @@ class DataLoader:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None and sampler is not None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-        self.batch_size, self.drop_last, self.sampler, self.batch_sampler = batch_size, drop_last, sampler, batch_sampler
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.sampler, self.batch_sampler = sampler, batch_sampler
         self.generator = generator
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
