@@ -9,6 +9,7 @@ import core
 from ._linalg import solve_triangular
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .distribution import ExponentialFamily
 from .exponential import Exponential
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
@@ -116,3 +117,28 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = solve_triangular(q_scale_tril, p_scale_tril, upper=False).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Exponential, Uniform)
+def _kl_exponential_infinity(p, q):
+    return core.full_like(p.rate, math.inf)
+
+
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Uniform)
+def _kl_normal_infinity(p, q):
+    return core.full_like(p.loc, math.inf)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """torch's Bregman fallback; core registers every same-type pair, so only the cross-type error remains."""
+    raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                              "                            be computed using Bregman divergences")
