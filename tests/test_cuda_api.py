@@ -66,17 +66,26 @@ def test_device_equality_hash_pickle(torch):
 
 FACTORY_UNWIRED = pytest.mark.xfail(strict=False, reason="core.creation's factories (except tensor) ignore device=; "
                                    "the lead wires check_device(device, alloc=True) into them")
-MOVES = ["ones(2).to('cuda')", "ones(2).cuda()", "ones(2).to('cuda:0')", "ones(2).to(device('cuda:0'))",
-         "ones(2).to(device='cuda')", "ones(2).to('cuda', float64)", "ones(2).to('mps')", "ones(2).to('cpu')",
+UNWIRED = pytest.mark.xfail(strict=False, reason="Tensor.to (int index) and nn.Module.to / layer constructors "
+                                           "(device objects, device=) don't call check_device yet; the lead wires them")
+MOVES = ["ones(2).to('cuda')", "ones(2).cuda()", "ones(2).to('cuda:0')", "ones(2).to(m.device('cuda:0'))",
+         "ones(2).to(device='cuda')", "ones(2).to('cuda', m.float64)", "ones(2).to('mps')", "ones(2).to('cpu')",
          "ones(2).to('xpu')", pytest.param("zeros(2, device='cuda')", marks=FACTORY_UNWIRED),
          "tensor([1], device='cuda')", "nn.Linear(2, 2).cuda()",
-         "nn.Linear(2, 2).to('cuda')", "nn.Linear(2, 2).to('mps')", "nn.Linear(2, 2).cpu()"]
+         "nn.Linear(2, 2).to('cuda')", "nn.Linear(2, 2).to('mps')", "nn.Linear(2, 2).cpu()",
+         pytest.param("zeros(2, device='mps')", marks=FACTORY_UNWIRED),
+         pytest.param("randn(2, device='cuda')", marks=FACTORY_UNWIRED),
+         pytest.param("arange(3, device='cuda')", marks=FACTORY_UNWIRED),
+         pytest.param("ones(2, device=m.device('cuda'))", marks=FACTORY_UNWIRED),
+         pytest.param("ones(2).to(0)", marks=UNWIRED),
+         pytest.param("nn.Linear(2, 2).to(m.device('cuda'))", marks=UNWIRED),
+         pytest.param("nn.Linear(2, 2, device='cuda')", marks=UNWIRED)]
 
 
 @pytest.mark.parametrize("expr", MOVES)
 def test_move_to_missing_device(torch, expr):
     c, t = _run(core, expr), _run(torch, expr)
-    assert c[0] == t[0] and (c[0] == "ok" or c[1] == t[1])
+    assert c[0] != "NameError" and c[0] == t[0] and (c[0] == "ok" or c[1] == t[1])
 
 
 CHECKS = [("cuda", "ones(2).to('{}')"), ("mps", "ones(2).to('{}')"), ("hip", "ones(2).to('{}')"),
