@@ -111,8 +111,9 @@ def alias_as_torch():
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
                 "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler", "cuda", "backends",
                 "backends.cudnn", "backends.mps", "backends.cuda", "backends.cpu", "backends.mkldnn", "accelerator",
-                "utils", "utils.data", "autograd.functional", "autograd.profiler", "profiler", "distributions",
-                "functional"):
+                "utils", "utils.data", "utils.data.dataset", "utils.data.sampler", "utils.data.dataloader",
+                "autograd.functional", "autograd.profiler", "profiler", "distributions", "distributions.constraints",
+                "distributions.kl", "distributions.utils", "functional"):
         try:
             sys.modules["torch." + sub] = importlib.import_module(f"{__name__}.{sub}")
         except ImportError:
