@@ -201,3 +201,61 @@ def test_validate_args_false_and_lazy_params(torch):
     t = torch.distributions.Categorical(probs=torch.tensor([1.0, 3.0]))
     assert_same(c.logits, t.logits)
     assert_same(c.enumerate_support(), t.enumerate_support())
+
+
+# -- Beta / Dirichlet: densities need core.lgamma / digamma / xlogy (pointwise branch) -------------
+
+NEEDS_SPECIAL = pytest.mark.skipif(not all(hasattr(core, n) for n in ("lgamma", "digamma", "xlogy")),
+                                   reason="core.lgamma/digamma/xlogy come from the pointwise branch")
+BETAS = {
+    "beta": lambda m: m.distributions.Beta(m.tensor([0.5, 2.0, 3.0], requires_grad=True), m.tensor([1.5, 2.0, 0.7])),
+    "beta_scalar": lambda m: m.distributions.Beta(2.0, 3.0),
+    "dirichlet": lambda m: m.distributions.Dirichlet(m.tensor([[0.5, 2.0, 3.0], [1.0, 1.0, 1.0]], dtype=m.float64,
+                                                              requires_grad=True)),
+}
+BETA_VALUES = {"beta": lambda m: m.tensor([0.2, 0.5, 0.9]), "beta_scalar": lambda m: m.tensor(0.3),
+               "dirichlet": lambda m: m.tensor([0.2, 0.3, 0.5], dtype=m.float64)}
+
+
+@pytest.mark.parametrize("name", list(BETAS))
+def test_beta_dirichlet_moments_and_shapes(torch, name):
+    c, t = BETAS[name](core), BETAS[name](torch)
+    assert repr(c) == repr(t) and tuple(c.batch_shape) == tuple(t.batch_shape)
+    for what in ("mean", "variance"):
+        assert_same(getattr(c, what).detach(), getattr(t, what).detach())
+    for shape in [(), (4,)]:
+        cs, ts = c.sample(shape), t.sample(shape)
+        assert tuple(cs.shape) == tuple(ts.shape) and str(cs.dtype) == str(ts.dtype)
+
+
+@NEEDS_SPECIAL
+@pytest.mark.parametrize("name", list(BETAS))
+def test_beta_dirichlet_densities(torch, name):
+    c, t = BETAS[name](core), BETAS[name](torch)
+    assert_same(c.log_prob(BETA_VALUES[name](core)).detach(), t.log_prob(BETA_VALUES[name](torch)).detach())
+    assert_same(c.entropy().detach(), t.entropy().detach())
+
+
+@NEEDS_SPECIAL
+def test_beta_kl(torch):
+    def run(m):
+        return m.distributions.kl_divergence(m.distributions.Beta(m.tensor([0.5, 2.0]), m.tensor([1.5, 2.0])),
+                                             m.distributions.Beta(m.tensor([1.0, 3.0]), m.tensor([1.0, 0.5])))
+    assert_same(run(core), run(torch))
+
+
+def test_beta_samples_moments():
+    core.manual_seed(0)
+    s = cD.Beta(core.tensor(2.0), core.tensor(5.0)).sample((20000,)).numpy()
+    assert abs(s.mean() - 2 / 7) < 0.01 and abs(s.var() - 10 / 392) < 0.003
+    s = cD.Dirichlet(core.tensor([0.3, 0.6, 2.0])).sample((20000,)).numpy()
+    assert abs(s.sum(-1) - 1).max() < 1e-5 and abs(s.mean(0)[0] - 0.3 / 2.9) < 0.01
+
+
+@pytest.mark.parametrize("i", range(3))
+def test_beta_dirichlet_errors(torch, i):
+    bad = [lambda m: m.distributions.Beta(m.tensor([-1.0]), m.tensor([1.0])),
+           lambda m: m.distributions.Dirichlet(m.tensor(1.0)),
+           lambda m: m.distributions.Beta(0.5, 0.5).log_prob(m.tensor(1.5))][i]
+    ec, et = same_error(lambda: bad(core), lambda: bad(torch))
+    assert ec is not None and str(ec) == str(et)

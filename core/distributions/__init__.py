@@ -1,8 +1,9 @@
 """torch.distributions on core: Normal, Bernoulli, Categorical, Uniform, Exponential,
-MultivariateNormal, kl_divergence / register_kl, constraints."""
+MultivariateNormal, Beta, Dirichlet, kl_divergence / register_kl, constraints."""
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .kl import kl_divergence, register_kl
@@ -10,5 +11,5 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "MultivariateNormal",
-           "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily",
+           "MultivariateNormal", "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]

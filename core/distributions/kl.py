@@ -9,6 +9,7 @@ import core
 from ._linalg import solve_triangular
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Beta
 from .distribution import ExponentialFamily
 from .exponential import Exponential
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
@@ -142,3 +143,15 @@ def _kl_expfamily_expfamily(p, q):
     """torch's Bregman fallback; core registers every same-type pair, so only the cross-type error remains."""
     raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
                               "                            be computed using Bregman divergences")
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_params_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_params_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * core.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * core.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * core.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
