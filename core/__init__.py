@@ -11,6 +11,7 @@ from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, promote_types, set_default_dtype, uint8)
 from .tensor import Size, Tensor, device
+from .device import get_default_device, set_default_device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
 from . import autograd
@@ -85,7 +86,8 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
-    if name in ("nn", "memory", "optim"):
+    if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
+                "functional"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -107,7 +109,11 @@ def alias_as_torch():
     snippets (`from torch.autograd import Function`) run on core. For scripts and tests only."""
     _sys.modules["torch"] = _sys.modules[__name__]
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
-                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler"):
+                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler", "cuda", "backends",
+                "backends.cudnn", "backends.mps", "backends.cuda", "backends.cpu", "backends.mkldnn", "accelerator",
+                "utils", "utils.data", "utils.data.dataset", "utils.data.sampler", "utils.data.dataloader",
+                "autograd.functional", "autograd.profiler", "profiler", "distributions", "distributions.constraints",
+                "distributions.kl", "distributions.utils", "functional"):
         try:
             _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{sub}")
         except ImportError:

@@ -275,7 +275,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if device is not None:
-        from .tensor import _check_device
+        from .device import check_device as _check_device
         _check_device(device)
     t = Tensor._make(_array_from_data(data, dtype))
     if requires_grad:

@@ -13,6 +13,7 @@ from . import _copy
 from . import dtypes as _dt
 from ._grad_mode import STATE
 from ._tensor_str import format_tensor
+from .device import CPU as _CPU, device  # noqa: F401  (core.device)
 
 _FROM_NP = _dt._FROM_NP
 
@@ -388,38 +389,6 @@ class _Storage:
     def size(self):
         return self._arr.nbytes
 
-
-class _Device:
-    type = "cpu"
-    index = None
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-    def __str__(self):
-        return "cpu"
-
-    def __eq__(self, other):
-        return str(other) == "cpu"
-
-    def __hash__(self):
-        return hash("cpu")
-
-
-_CPU = _Device()
-
-
-def device(spec="cpu", index=None):
-    _check_device(spec)
-    return _CPU
-
-
-def _check_device(d):
-    s = str(d)
-    if s.startswith("cuda"):
-        raise AssertionError("Torch not compiled with CUDA enabled")
-    if s not in ("cpu", "cpu:0"):
-        raise RuntimeError(f"Expected one of cpu, cuda, ... device type at start of device string: {s}")
 
 
 def _coerce_foreign(data):

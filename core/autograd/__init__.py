@@ -1,6 +1,8 @@
 """torch.autograd: backward, grad, Function, Variable and the grad-mode switches."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .. import _methods
@@ -72,3 +74,10 @@ def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, 
         run_backward([self], [gradient], retain_graph, create_graph)
         return
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def __getattr__(name):
+    # functional and profiler import the top of core (ops, creation): loaded on first use, like core.nn
+    if name in ("functional", "profiler"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'core.autograd' has no attribute '{name}'")

@@ -442,7 +442,7 @@ class Module:
             elif isinstance(a, _dt.dtype):
                 dtype = a
         if "device" in kwargs or any(isinstance(a, str) for a in args):
-            from ..tensor import _check_device
+            from ..device import check_device as _check_device
             dev = kwargs.get("device") or next(a for a in args if isinstance(a, str))
             _check_device(dev)
         if dtype is not None and not dtype.is_floating_point:

@@ -7,7 +7,9 @@ import numpy as np
 from .. import _methods
 from .. import dtypes as _dt
 from ..creation import _array_from_data, _check_alloc, empty, full, ones, tensor, zeros
-from ..tensor import Size, Tensor, _check_device, _Device
+from ..device import check_device
+from ..device import device as Device
+from ..tensor import Size, Tensor
 from .pointwise import _to_dtype
 
 
@@ -42,7 +44,7 @@ def _parse_to(args, kwargs):
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
         dtype = rest.pop(0).dtype
-    elif rest and isinstance(rest[0], (str, _Device)):
+    elif rest and isinstance(rest[0], (str, int, Device)) and not isinstance(rest[0], bool):
         device = rest.pop(0)
         if rest and (isinstance(rest[0], _dt.dtype) or rest[0] is None):
             dtype = rest.pop(0)
@@ -62,7 +64,7 @@ def to(self, *args, **kwargs):
     """Tensor.to(dtype) / to(device, dtype) / to(other); copy=False returns self when nothing changes."""
     device, dtype, copy = _parse_to(args, kwargs)
     if device is not None:
-        _check_device(device)
+        check_device(device)
     if dtype is None or _dt.as_dtype(dtype) is self.dtype:
         return self.clone() if copy else self
     return _to_dtype(self, _dt.as_dtype(dtype))
@@ -96,7 +98,7 @@ for _name, _dtype in (("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int
 
 def _factory_kwargs(self, dtype, device):
     if device is not None:
-        _check_device(device)
+        check_device(device)
     return dtype or self.dtype
 
 

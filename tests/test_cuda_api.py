@@ -1,0 +1,131 @@
+"""A CPU-only torch as users meet it: torch.cuda, torch.device, torch.backends, torch.accelerator,
+default device; each compared with torch 2.13 CPU (which has no CUDA on this machine)."""
+from __future__ import annotations
+
+import pytest
+
+import core
+from core.device import check_device
+from tests.conftest import same_error
+
+QUERIES = ["cuda.is_available()", "cuda.device_count()", "cuda.manual_seed(1)", "cuda.manual_seed_all(1)",
+           "cuda.seed()", "cuda.is_initialized()", "cuda.empty_cache()", "cuda.memory_allocated()",
+           "cuda.max_memory_allocated()", "cuda.memory_reserved()", "cuda.is_bf16_supported()",
+           "cuda.get_arch_list()", "cuda.get_rng_state_all()",
+           "backends.mps.is_available()", "backends.mps.is_built()", "backends.cudnn.benchmark",
+           "backends.cudnn.deterministic", "backends.cudnn.enabled", "backends.cudnn.is_available()",
+           "backends.cudnn.version()", "backends.cuda.is_built()", "backends.mkldnn.is_available()",
+           "backends.cuda.matmul.allow_tf32", "backends.cudnn.allow_tf32",
+           "accelerator.is_available()", "accelerator.current_accelerator()", "accelerator.device_count()",
+           "get_default_device().type"]
+RAISING = ["cuda.current_device()", "cuda.get_device_name()", "cuda.get_device_name(0)", "cuda.synchronize()",
+           "cuda.get_device_properties(0)", "cuda.init()", "cuda.initial_seed()", "cuda.get_rng_state()",
+           "cuda.set_device(0)", "cuda.get_device_capability()", "cuda.device(0).__enter__()",
+           "accelerator.current_device_index()", "accelerator.synchronize()", "backends.mps.is_macos13_or_newer()"]
+
+
+def _run(mod, expr):
+    try:
+        return "ok", eval("m." + expr, {"m": mod})
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("expr", QUERIES + RAISING)
+def test_query_like_torch(torch, expr):
+    assert _run(core, expr) == _run(torch, expr)
+
+
+DEVICES = [("cuda",), ("cuda:0",), ("mps",), ("cuda", 0), ("cpu",), ("cpu", 0), ("cpu:0",), ("cuda:1",), ("meta",),
+           ("xpu",), (0,), ("foo",), ("CPU",), (" cpu",), ("cuda:x",), ("cpu:-1",), ("cuda:01",), ("cuda:",),
+           ("cuda", -1), ("cuda:0", 1), ("cuda", "x"), ("cuda", True), ("cuda", None), (None,), (1.0,)]
+
+
+@pytest.mark.parametrize("args", DEVICES, ids=str)
+def test_device_construct(torch, args):
+    c, t = _run(core, "device(*a)".replace("a", repr(args))), _run(torch, "device(*a)".replace("a", repr(args)))
+    if c[0] == "ok":
+        assert (repr(c[1]), str(c[1]), c[1].type, c[1].index) == (repr(t[1]), str(t[1]), t[1].type, t[1].index)
+    else:
+        assert c == t
+
+
+def test_device_equality_hash_pickle(torch):
+    pairs = [("cuda", "cuda:0"), ("cuda:0", "cuda:0"), ("cpu", "cpu"), ("cpu", "cpu:0"), ("mps", "cuda")]
+    for a, b in pairs:
+        assert (core.device(a) == core.device(b)) == (torch.device(a) == torch.device(b))
+        assert (core.device(a) != core.device(b)) == (torch.device(a) != torch.device(b))
+    assert (core.device("cpu") == "cpu") == (torch.device("cpu") == "cpu")
+    assert core.device(core.device("cuda:1")) == core.device("cuda", 1)
+    assert hash(core.device("cpu")) == hash(core.device("cpu"))
+    fn, args = core.device("cuda:1").__reduce__()
+    assert fn(*args) == core.device("cuda:1") and args == torch.device("cuda:1").__reduce__()[1]
+    assert repr(core.device) == repr(torch.device) and repr(type(core.ones(1).device)) == repr(torch.device)
+    assert core.ones(2).device == core.device("cpu") and not core.ones(2).is_cuda
+
+
+FACTORY_UNWIRED = pytest.mark.xfail(strict=False, reason="core.creation's factories (except tensor) ignore device=; "
+                                   "the lead wires check_device(device, alloc=True) into them")
+UNWIRED = pytest.mark.xfail(strict=False, reason="Tensor.to (int index) and nn.Module.to / layer constructors "
+                                           "(device objects, device=) don't call check_device yet; the lead wires them")
+MOVES = ["ones(2).to('cuda')", "ones(2).cuda()", "ones(2).to('cuda:0')", "ones(2).to(m.device('cuda:0'))",
+         "ones(2).to(device='cuda')", "ones(2).to('cuda', m.float64)", "ones(2).to('mps')", "ones(2).to('cpu')",
+         "ones(2).to('xpu')", pytest.param("zeros(2, device='cuda')", marks=FACTORY_UNWIRED),
+         "tensor([1], device='cuda')", "nn.Linear(2, 2).cuda()",
+         "nn.Linear(2, 2).to('cuda')", "nn.Linear(2, 2).to('mps')", "nn.Linear(2, 2).cpu()",
+         pytest.param("zeros(2, device='mps')", marks=FACTORY_UNWIRED),
+         pytest.param("randn(2, device='cuda')", marks=FACTORY_UNWIRED),
+         pytest.param("arange(3, device='cuda')", marks=FACTORY_UNWIRED),
+         pytest.param("ones(2, device=m.device('cuda'))", marks=FACTORY_UNWIRED),
+         pytest.param("ones(2).to(0)", marks=UNWIRED),
+         pytest.param("nn.Linear(2, 2).to(m.device('cuda'))", marks=UNWIRED),
+         pytest.param("nn.Linear(2, 2, device='cuda')", marks=UNWIRED)]
+
+
+@pytest.mark.parametrize("expr", MOVES)
+def test_move_to_missing_device(torch, expr):
+    c, t = _run(core, expr), _run(torch, expr)
+    assert c[0] != "NameError" and c[0] == t[0] and (c[0] == "ok" or c[1] == t[1])
+
+
+CHECKS = [("cuda", "ones(2).to('{}')"), ("mps", "ones(2).to('{}')"), ("hip", "ones(2).to('{}')"),
+          ("xpu", "ones(2).to('{}')"), ("vulkan", "ones(2).to('{}')"), ("lazy", "ones(2).to('{}')"),
+          ("cpu:1", "ones(2).to('{}')"), ("cuda", "zeros(2, device='{}')"), ("mps", "zeros(2, device='{}')"),
+          ("xla", "zeros(2, device='{}')"), ("cpu", "zeros(2, device='{}')"), ("hpu", "zeros(2, device='{}')")]
+
+
+@pytest.mark.parametrize("dev,expr", CHECKS)
+def test_check_device_matches_torch(torch, dev, expr):
+    """check_device is what Tensor.to (alloc=False) and factories (alloc=True) must raise."""
+    ec, et = same_error(lambda: check_device(dev, alloc="zeros" in expr), lambda: eval("t." + expr.format(dev),
+                                                                                       {"t": torch}))
+    if ec is not None:  # torch appends its dispatcher's backend table to NotImplementedError
+        assert str(et).startswith(str(ec))
+
+
+def test_cudnn_flags_settable(torch):
+    for mod in (core, torch):
+        old = mod.backends.cudnn.benchmark, mod.backends.cudnn.deterministic
+        mod.backends.cudnn.benchmark, mod.backends.cudnn.deterministic = True, True
+        assert mod.backends.cudnn.benchmark and mod.backends.cudnn.deterministic
+        mod.backends.cudnn.benchmark, mod.backends.cudnn.deterministic = old
+
+
+def test_default_device(torch):
+    for mod in (core, torch):
+        mod.set_default_device("cpu")
+        assert str(mod.get_default_device()) == "cpu"
+        mod.set_default_device("cuda")
+        try:
+            with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+                mod.get_default_device()
+        finally:
+            mod.set_default_device(None)
+        assert repr(mod.get_default_device()) == "device(type='cpu')"
+
+
+def test_boilerplate(torch):
+    for mod in (core, torch):
+        dev = mod.device("cuda" if mod.cuda.is_available() else "cpu")
+        x = mod.ones(2, 3).to(dev)
+        assert str(x.device) == "cpu" and x.device == dev
