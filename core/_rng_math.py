@@ -8,38 +8,34 @@ import math
 import numpy as np
 
 _F = np.float32
-_TIE_MASK = np.uint64((1 << 29) - 1)
-_TIE = np.uint64(1 << 28)
+_TIE_MASK32 = np.uint32((1 << 29) - 1)
+_TIE32 = np.uint32(1 << 28)
 
 
 def fma32(a, b, c):
-    """float32 a * b + c rounded once. The product is exact in float64; the float64 sum is rounded
-    again to float32, which is wrong only when it lands exactly half-way between two floats: those
-    rare lanes are redone exactly."""
-    a64 = np.asarray(a, np.float64)
-    b64 = np.asarray(b, np.float64)
-    c64 = np.asarray(c, np.float64)
-    s = a64 * b64 + c64
+    """float32 a * b + c rounded once. The product is exact in float64, so the float64 sum s is
+    off only by its own rounding error; rounding s to float32 is then wrong only when s lies
+    exactly half-way between two floats and was inexact: those rare lanes step towards the error."""
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
     r = s.astype(_F)
-    tie = (s.view(np.uint64) & _TIE_MASK) == _TIE
+    low = s.view(np.uint32)[..., ::2] if s.ndim else s.view(np.uint64)   # low word (little-endian)
+    tie = (low & _TIE_MASK32) == _TIE32
     if tie.any():
-        idx = np.nonzero(tie)
-        bb, cc = np.broadcast_to(b64, s.shape)[idx], np.broadcast_to(c64, s.shape)[idx]
-        r[idx] = [_fma32_exact(x, y, z) for x, y, z in zip(np.broadcast_to(a64, s.shape)[idx], bb, cc)]
+        _fix_ties(r, s, tie, a, b, c)
     return r
 
 
-def _fma32_exact(a, b, c):
-    from fractions import Fraction   # noqa: PLC0415 - only for the rare half-way lanes
-    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
-    lo = _F(float(exact))
-    if Fraction(float(lo)) == exact:
-        return lo
-    hi = np.nextafter(lo, _F(np.inf) if Fraction(float(lo)) < exact else _F(-np.inf))
-    d_lo, d_hi = abs(Fraction(float(lo)) - exact), abs(Fraction(float(hi)) - exact)
-    if d_lo != d_hi:
-        return lo if d_lo < d_hi else hi
-    return lo if int(np.asarray(lo).view(np.uint32)) % 2 == 0 else hi
+def _fix_ties(r, s, tie, a, b, c):
+    idx = np.nonzero(tie)
+
+    def lanes(v):
+        return np.float64(v) if np.ndim(v) == 0 else np.asarray(v, np.float64)[idx]
+    st, err = _two_sum(lanes(a) * lanes(b), lanes(c))     # st == s[idx]; err: what the float64 sum dropped
+    down = st.astype(_F)
+    down = np.where(down.astype(np.float64) > st, np.nextafter(down, _F(-np.inf)), down)
+    up = np.nextafter(down, _F(np.inf))
+    r[idx] = np.where(err > 0, up, np.where(err < 0, down, r[idx]))
 
 
 def _two_sum(a, b):
@@ -74,7 +70,6 @@ _LOG_P = [_F(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1
                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
                           3.3333331174E-1)]
 _LOG_Q1, _LOG_Q2 = _F(-2.12194440e-4), _F(0.693359375)
-_MIN_NORM = _F(1.17549435e-38)
 _SQRTHF = _F(0.707106781186547524)
 _DP = (_F(-0.78515625), _F(-2.4187564849853515625e-4), _F(-3.77489497744594108e-8))
 _SIN_P = (_F(-1.9515295891E-4), _F(8.3321608736E-3), _F(-1.6666654611E-1))
@@ -84,8 +79,8 @@ _HALF, _ONE = _F(0.5), _F(1.0)
 
 
 def log256_ps(x):
-    """avx_mathfun's log256_ps for x in (0, 1] (the only inputs normal_fill gives it)."""
-    x = np.maximum(x, _MIN_NORM)
+    """avx_mathfun's log256_ps for normal floats x in (0, 1] (normal_fill's 1 - u: no clamping of
+    denormals or NaN for x <= 0 needed)."""
     bits = x.view(np.int32)
     e = ((bits >> 23) - 0x7F).astype(_F) + _ONE
     x = ((bits & ~0x7F800000) | np.int32(0x3F000000)).view(_F)
@@ -100,30 +95,30 @@ def log256_ps(x):
         y = fma32(y, x, p)
     y = y * x
     y = fma32(y, z, e * _LOG_Q1)
-    y = fma32(-z, _HALF, y)
-    return fma32(e, _LOG_Q2, x + y)
+    y = y - z * _HALF            # fused in torch, but z * 0.5 and e * q2 are exact: same bits
+    return (x + y) + e * _LOG_Q2
 
 
 def sincos256_ps(x):
-    """avx_mathfun's sincos256_ps: (sin(x), cos(x)) by Cephes' reduction and polynomials."""
-    sign_sin = np.signbit(x)
-    x = np.abs(x)
+    """avx_mathfun's sincos256_ps for x >= 0 (theta = 2 pi u in normal_fill): Cephes' reduction
+    by pi/4 in three parts and its two polynomials, signs applied by XOR as the intrinsics do."""
     j = (x * _FOPI).astype(np.int32)
     j = (j + 1) & ~1
     y = j.astype(_F)
-    sign_sin ^= (j & 4) != 0
-    poly = (j & 2) == 0
-    sign_cos = (~(j - 2) & 4) != 0
-    for d in _DP:
-        x = fma32(y, d, x)
+    x = x + y * _DP[0]           # y * DP1 and y * DP2 are exact (j <= 8): the fused adds round once
+    x = x + y * _DP[1]
+    x = fma32(y, _DP[2], x)
     z = x * x
     yc = fma32(fma32(_COS_P[0], z, _COS_P[1]), z, _COS_P[2]) * z
     yc = fma32(yc, z, -(z * _HALF)) + _ONE
     ys = fma32(fma32(_SIN_P[0], z, _SIN_P[1]), z, _SIN_P[2]) * z
     ys = fma32(ys, x, x)
+    poly = (j & 2) == 0
     s = np.where(poly, ys, yc)
     c = np.where(poly, yc, ys)
-    return np.where(sign_sin, -s, s), np.where(sign_cos, -c, c)
+    s.view(np.int32)[...] ^= (j & 4) << 29
+    c.view(np.int32)[...] ^= (~(j - 2) & 4) << 29
+    return s, c
 
 
 # -- glibc double functions (NumPy's SIMD versions differ in the last bit) ------------------------

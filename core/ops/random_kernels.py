@@ -55,11 +55,17 @@ def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
     return _affine64(normal_double(gen, n), mean, std).astype(dt.np)
 
 
+_CHUNK_ROWS = 2048      # rows of 16 per NumPy pass: keeps the temporaries in cache
+
+
 def _normal_fill(gen, n, dt, fill16):
-    data = unit(gen, n, dt).astype(dt.np)
+    data = unit(gen, n, dt).astype(dt.np).reshape(-1)
     full = n // 16 * 16
     out = np.empty(n, dt.np)
-    out[:full] = fill16(data[:full].reshape(-1, 16)).reshape(-1)
+    rows = data[:full].reshape(-1, 16)
+    flat = out[:full].reshape(-1, 16)
+    for i in range(0, rows.shape[0], _CHUNK_ROWS):
+        flat[i:i + _CHUNK_ROWS] = fill16(rows[i:i + _CHUNK_ROWS])
     if n % 16:
         out[n - 16:] = fill16(unit(gen, 16, dt).astype(dt.np).reshape(1, 16)).reshape(-1)
     return out
@@ -79,7 +85,9 @@ def _normal_fill_half(gen, n, mean, std):
     """Half: the float32 kernel on uniforms padded to a multiple of 16; the last 16 outputs are the
     last (padded) block's, then everything is rounded to Half."""
     padded = -(-n // 16) * 16
-    buf = _fill16_avx2(unit(gen, padded, _dt.float32).reshape(-1, 16), mean, std).reshape(-1)
+    rows = unit(gen, padded, _dt.float32).reshape(-1, 16)
+    buf = np.concatenate([_fill16_avx2(rows[i:i + _CHUNK_ROWS], mean, std)
+                          for i in range(0, rows.shape[0], _CHUNK_ROWS)]).reshape(-1)
     if n % 16:
         buf = np.concatenate([buf[:n - 16], buf[padded - 16:]])
     return buf.astype(np.float16)
