@@ -14,7 +14,7 @@ from .tensor import Tensor
 
 _N = 624
 _DEFAULT_SEED = 67280421310721          # c10::detail::default_rng_seed_val
-_STATE_BYTES = 5056                     # sizeof(at::CPUGeneratorImplStateNew)
+_STATE_BYTES = 5056                     # sizeof(at::CPUGeneratorImplState)
 _U32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
 _M53 = np.uint64((1 << 53) - 1)
@@ -90,22 +90,20 @@ class Generator:
         return Tensor._make(buf)
 
     def set_state(self, new_state):
-        """Restore a state from get_state (torch's byte layout); returns self."""
-        if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        if new_state.dtype is not _dt.uint8:
-            raise RuntimeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
+        """Restore a state from get_state (torch's 5056-byte layout; torch 2.13 refuses the legacy 5048)."""
+        if not isinstance(new_state, Tensor) or new_state.dtype is not _dt.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         buf = np.ascontiguousarray(new_state._data).reshape(-1)
         if buf.size != _STATE_BYTES:
-            raise RuntimeError("Expected either a THGeneratorState of size 5048 or a CPUGeneratorImplState of "
-                               f"size 5056 but found the input RNG state size to be {buf.size}")
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
+                               f"state size to be {buf.size}")
         left = int(_get(buf, _OFF_LEFT, np.int32))
-        if left < 1 or left > _N:
-            raise RuntimeError(f"The input RNG state must be within range [1, {_N}] but found {left}")
+        nxt = int(_get(buf, _OFF_NEXT, np.uint64)) & 0xFFFFFFFF
+        if not (_get(buf, _OFF_SEEDED, np.int32) and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
         key = buf[_OFF_STATE:_OFF_STATE + 8 * _N].view(np.uint64).astype(np.uint32)
         self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N + 1 - left}}
         self._seed = int(_get(buf, _OFF_SEED, np.uint64))
-        nxt = int(_get(buf, _OFF_NEXT, np.uint64))
         self._next_override = nxt if nxt != _N + 1 - left else None
         valid = int(_get(buf, _OFF_NORMAL_VALID, np.int32))
         self._normal_double = float(_get(buf, _OFF_NORMAL_Y, np.float64)) if valid else None

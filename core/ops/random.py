@@ -370,6 +370,67 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return bernoulli_(_empty_like(input, None), p, generator=generator)
 
 
+@register(category="random", methods=("multinomial",))
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """torch.multinomial: without replacement (or one sample) argmax / topk of p / q with
+    q = empty_like(p).exponential_(1); with replacement, a uniform double per sample looked up in
+    the row's normalised running sum."""
+    d = input._data
+    if not 1 <= d.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_LONG[input.dtype.name]}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = d.shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_cat > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    gen = gen_or_default(generator)
+    rows = d.reshape(-1, n_cat)
+    if not replacement or num_samples == 1:
+        _check_probs(d)
+        q = exponential_(_empty_like(input, None), 1.0, generator=gen)._data.reshape(rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = (rows / q).astype(d.dtype)
+        res = np.argsort(-ratio, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        _check_rows(rows)
+        res = K.multinomial_with_replacement(gen, rows, num_samples)
+    return Tensor._make(res.reshape(d.shape[:-1] + (num_samples,)))
+
+
+def _check_probs(d):
+    if d.size and not ((d.max() < np.inf) & (d.min() >= 0)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (d.sum(axis=-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _check_rows(rows):
+    if (rows < 0).any():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.isfinite(rows).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if (rows.sum(axis=-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+@register(category="random")
+def poisson(input, generator=None):
+    """torch.poisson(rates): one Poisson draw per rate, as ATen's sample_poisson."""
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("poisson_cpu", input.dtype)
+    if input._data.size and (input._data < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    gen = gen_or_default(generator)
+    src = _memory_order(input._data)
+    res = Tensor._make(np.zeros(input._data.shape, input._data.dtype))
+    _memory_order(res._data)[...] = K.poisson(gen, np.ascontiguousarray(src)).reshape(src.shape)
+    return res
+
+
 def bernoulli_mask(shape, p, dtype=None, generator=None):
     """The keep mask of F.dropout: `empty(shape, dtype).bernoulli_(p)` (p = 1 - dropout p), 0/1
     values in dtype, drawn from the generator exactly as torch's dropout draws them."""

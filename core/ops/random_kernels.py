@@ -211,3 +211,67 @@ def cauchy(gen, n, median, sigma):
 def log_normal(gen, n, mean, std):
     """lognormal_distribution<double>: exp(normal_distribution<double>(mean, std))."""
     return m.exp(_affine64(normal_double(gen, n), mean, std))
+
+
+# -- multinomial, poisson --------------------------------------------------------------------------
+
+def multinomial_with_replacement(gen, probs, n_sample):
+    """multinomial_with_replacement_apply (n_sample >= 2): per row, the running sum in T (float for
+    Half) normalised by the total, last bucket forced to 1, then for each sample the first bucket
+    whose cumulative value is >= a uniform double (the kernel's binary search)."""
+    acc = np.float32 if probs.dtype == np.float16 else probs.dtype.type
+    out = np.empty((probs.shape[0], n_sample), np.int64)
+    for i, row in enumerate(probs.astype(acc)):
+        cum = np.cumsum(row, dtype=acc)          # sequential, as the kernel's loop
+        cum = cum / cum[-1]
+        cum[-1] = 1
+        u = unit(gen, n_sample, _dt.float64)
+        out[i] = np.searchsorted(cum.astype(np.float64), u, side="left")
+    return out
+
+
+def poisson(gen, lam):
+    """sample_poisson for each rate (in memory order): Hoermann's transformed rejection for
+    lambda >= 10, the product of uniform doubles below; uniform doubles from the generator."""
+    out = np.empty(lam.size, np.float64)
+    for i, rate in enumerate(lam.astype(np.float64).ravel().tolist()):
+        out[i] = _poisson_one(gen, rate)
+    return out
+
+
+def _fma(a, b, c):
+    return float(m.fma64(np.array([a]), b, c)[0])
+
+
+def _poisson_one(gen, lam):
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = _fma(2.53, slam, 0.931)
+        a = _fma(0.02483, b, -0.059)
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform1(gen) - 0.5
+            v = _uniform1(gen)
+            us = 0.5 - abs(u)
+            k = math.floor(_fma(2 * a / us + b, u, lam) + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            lhs = math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+            if lhs <= _fma(k, loglam, -lam) - math.lgamma(k + 1.0):
+                return k
+    if lam == 0:
+        return 0
+    enlam, x, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= _uniform1(gen)
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def _uniform1(gen):
+    return float(unit(gen, 1, _dt.float64)[0])
