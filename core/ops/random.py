@@ -8,7 +8,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._alloc import _check_alloc, _dense, _parse_size, _set_requires_grad
-from ..autograd.grad_mode import no_grad
 from ..random import gen_or_default
 from ..tensor import Tensor
 from . import random_kernels as K
@@ -42,8 +41,7 @@ def _memory_order(a):
 
 def _fill(t, values):
     """Write the kernel's values (in memory order) into t as an in-place op (bumps the version)."""
-    with no_grad():
-        check_inplace(t)
+    check_inplace(t)
     view = _memory_order(t._data)
     with np.errstate(all="ignore"):
         view[...] = values.reshape(view.shape) if values.size else values.reshape(view.shape)
@@ -74,10 +72,26 @@ def _finish(t, requires_grad):
 def _factory_size(size, kw_size, fn):
     if kw_size is not None:
         if size:
-            raise TypeError(f"{fn}() received an invalid combination of arguments - got both positional and "
-                            "keyword size")
+            raise _arg_error(fn, size, {"size": kw_size})
         return (kw_size,)
+    if not size:
+        raise _arg_error(fn, size, {})
     return size
+
+
+_FACTORY_SIGS = ("(tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+                 "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+                 "bool requires_grad = False)",
+                 "(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                 "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+
+
+def _arg_error(fn, args, kwargs):
+    """torch's argument-parser TypeError for rand/randn's two signatures."""
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    sigs = "".join(f" * {s}\n" for s in _FACTORY_SIGS)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                     f"one of:\n{sigs}")
 
 
 # -- in-place samplers (Tensor methods) ------------------------------------------------------------

@@ -184,6 +184,7 @@ def bernoulli_scalar(gen, n, p):
 
 def bernoulli_tensor(gen, p):
     """bernoulli_tensor kernel: double p -> uniform double < p; float p -> uniform float < p."""
+    p = p.reshape(-1)
     if p.dtype == np.float64:
         return unit(gen, p.size, _dt.float64) < p
     return unit(gen, p.size, _dt.float32) < p.astype(np.float32)
