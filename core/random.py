@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .ops.registry import export
-from .tensor import Tensor
+from .tensor import Tensor, device as _device
 
 _N = 624
 _DEFAULT_SEED = 67280421310721          # c10::detail::default_rng_seed_val
@@ -36,7 +36,6 @@ class Generator:
 
     @property
     def device(self):
-        from .tensor import device as _device   # noqa: PLC0415 - tensor.device is a plain class, no cost
         return _device("cpu")
 
     def manual_seed(self, seed):
