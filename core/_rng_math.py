@@ -8,19 +8,21 @@ import math
 import numpy as np
 
 _F = np.float32
-_TIE_MASK32 = np.uint32((1 << 29) - 1)
-_TIE32 = np.uint32(1 << 28)
+_TIE_MASK = np.uint64((1 << 29) - 1)
+_TIE = np.uint64(1 << 28)
 
 
 def fma32(a, b, c):
     """float32 a * b + c rounded once. The product is exact in float64, so the float64 sum s is
     off only by its own rounding error; rounding s to float32 is then wrong only when s lies
     exactly half-way between two floats and was inexact: those rare lanes step towards the error."""
-    s = np.multiply(a, b, dtype=np.float64)
+    if np.ndim(a) < np.ndim(b):
+        a, b = b, a                          # the product is exact: operand order does not matter
+    s = np.asarray(a).astype(np.float64)     # astype then multiply: faster than a casting ufunc
+    s *= b
     s += c
     r = s.astype(_F)
-    low = s.view(np.uint32)[..., ::2] if s.ndim else s.view(np.uint64)   # low word (little-endian)
-    tie = (low & _TIE_MASK32) == _TIE32
+    tie = (s.view(np.uint64) & _TIE_MASK) == _TIE
     if tie.any():
         _fix_ties(r, s, tie, a, b, c)
     return r
