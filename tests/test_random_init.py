@@ -103,3 +103,19 @@ def test_model_construction_sequence(torch):
         model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 4))
         return [p.detach() for p in model.parameters()] + [m.randn(3, 10)]
     run_both(torch, f, seed=123)
+
+
+@pytest.mark.parametrize("fname,args", [("kaiming_uniform_", ()), ("uniform_", (-0.1, 0.1)), ("normal_", (0.0, 0.02)),
+                                        ("xavier_uniform_", ()), ("kaiming_normal_", ())])
+def test_init_allocates_no_full_size_temporaries(fname, args):
+    """Issue #15: initialisers draw straight into the weight in its dtype (no float64 copy of it)."""
+    import tracemalloc
+    w = core.empty(500, 400)
+    getattr(cnn.init, fname)(w, *args)          # warm-up: lazy imports
+    tracemalloc.start()
+    try:
+        getattr(cnn.init, fname)(w, *args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < w._data.nbytes / 2, f"{fname} allocated {peak} bytes for a {w._data.nbytes}-byte weight"

@@ -40,13 +40,25 @@ def _memory_order(a):
 
 
 def _fill(t, values):
-    """Write the kernel's values (in memory order) into t as an in-place op (bumps the version)."""
+    """Write the kernel's values (in memory order) into t as an in-place op (bumps the version);
+    values None: the kernel already wrote into t (see _direct)."""
+    if values is None:
+        t._vc[0] += 1
+        return t
     check_inplace(t)
     view = _memory_order(t._data)
     with np.errstate(all="ignore"):
         view[...] = values.reshape(view.shape) if values.size else values.reshape(view.shape)
     t._vc[0] += 1
     return t
+
+
+def _direct(t):
+    """t's storage as a flat array the kernels can write into (C-contiguous t only), after
+    torch's in-place checks; None otherwise."""
+    check_inplace(t)
+    a = t._data
+    return a.reshape(-1) if a.flags.c_contiguous and a.flags.writeable else None
 
 
 def _empty(size, dtype, default, fn):
@@ -103,7 +115,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > to={_num(to)}")
     gen = gen_or_default(generator)
-    return _fill(self, K.uniform(gen, self._data.size, self.dtype, from_, to))
+    out = _direct(self)
+    values = K.uniform(gen, self._data.size, self.dtype, from_, to, out=out)
+    return _fill(self, None if out is not None else values)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -113,7 +127,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     _require_float(self, "normal_kernel_cpu")
     gen = gen_or_default(generator)
-    return _fill(self, K.normal(gen, self._data.size, self.dtype, mean, std, self.is_contiguous()))
+    out = _direct(self)
+    values = K.normal(gen, self._data.size, self.dtype, mean, std, self.is_contiguous(), out=out)
+    return _fill(self, None if values is out else values)
 
 
 _UNSET = object()

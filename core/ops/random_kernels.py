@@ -19,6 +19,9 @@ _TWO_PI = 2.0 * math.pi
 
 # -- uniform_real_distribution<T> ---------------------------------------------------------------
 
+_CHUNK = 1 << 14        # elements per pass of the chunked samplers: temporaries stay small
+
+
 def unit(gen, n, dt):
     """n draws of uniform_real_distribution<T>(0, 1) before the affine step: 24 bits of random()
     times 2**-24 in float (float and Half), 53 bits of random64() times 2**-53 for double."""
@@ -27,9 +30,22 @@ def unit(gen, n, dt):
     return (gen.words(n) & _M24).astype(np.float32) * np.float32(2.0 ** -24)   # Half too: float's 24 bits
 
 
-def uniform(gen, n, dt, a=0.0, b=1.0):
+def _chunked(n, npdt, draw, out=None):
+    """An n-array (or `out`) filled chunk by chunk with draw(count) (draws stay in stream order)."""
+    out = np.empty(n, npdt) if out is None else out
+    for i in range(0, n, _CHUNK):
+        out[i:i + _CHUNK] = draw(min(_CHUNK, n - i))
+    return out
+
+
+def uniform(gen, n, dt, a=0.0, b=1.0, out=None):
     """uniform_kernel: x * (to - from) + from in T's accumulate type (GCC contracts it to an FMA);
-    a value that rounds up to `to` in T becomes `from`, keeping [from, to)."""
+    a value that rounds up to `to` in T becomes `from`, keeping [from, to). Written into `out`
+    (a flat array of n) when given."""
+    return _chunked(n, dt.np, lambda k: _uniform_chunk(gen, k, dt, a, b), out)
+
+
+def _uniform_chunk(gen, n, dt, a, b):
     x = unit(gen, n, dt)
     if dt is _dt.float64:
         r = m.fma64(x, float(b) - float(a), float(a)) if (a, b) != (0.0, 1.0) else x
@@ -42,30 +58,28 @@ def uniform(gen, n, dt, a=0.0, b=1.0):
 
 # -- normal -------------------------------------------------------------------------------------
 
-def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True):
+def normal(gen, n, dt, mean=0.0, std=1.0, contiguous=True, out=None):
     """normal_kernel: normal_fill (uniforms first, then Box-Muller in blocks of 16, the last 16
     redrawn when n % 16) for contiguous tensors of >= 16 elements; otherwise one
     normal_distribution<double> draw per element (with the generator's cached second value)."""
     if n >= 16 and contiguous:
         if dt is _dt.float32:
-            return _normal_fill(gen, n, dt, lambda d: _fill16_avx2(d, mean, std))
+            return _normal_fill(gen, n, dt, lambda d: _fill16_avx2(d, mean, std), out)
         if dt is _dt.float16:
             return _normal_fill_half(gen, n, mean, std)
-        return _normal_fill(gen, n, dt, lambda d: _fill16(d, dt, mean, std))
+        return _normal_fill(gen, n, dt, lambda d: _fill16(d, dt, mean, std), out)
     return _affine64(normal_double(gen, n), mean, std).astype(dt.np)
 
 
 _CHUNK_ROWS = 2048      # rows of 16 per NumPy pass: keeps the temporaries in cache
 
 
-def _normal_fill(gen, n, dt, fill16):
-    data = unit(gen, n, dt).astype(dt.np).reshape(-1)
+def _normal_fill(gen, n, dt, fill16, out=None):
+    out = _chunked(n, dt.np, lambda k: unit(gen, k, dt), out)     # every uniform first, as torch
     full = n // 16 * 16
-    out = np.empty(n, dt.np)
-    rows = data[:full].reshape(-1, 16)
-    flat = out[:full].reshape(-1, 16)
-    for i in range(0, rows.shape[0], _CHUNK_ROWS):
-        flat[i:i + _CHUNK_ROWS] = fill16(rows[i:i + _CHUNK_ROWS])
+    rows = out[:full].reshape(-1, 16)
+    for i in range(0, rows.shape[0], _CHUNK_ROWS):        # then Box-Muller in place, block by block
+        rows[i:i + _CHUNK_ROWS] = fill16(rows[i:i + _CHUNK_ROWS])
     if n % 16:
         out[n - 16:] = fill16(unit(gen, 16, dt).astype(dt.np).reshape(1, 16)).reshape(-1)
     return out
