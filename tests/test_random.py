@@ -327,3 +327,13 @@ def test_inplace_random_on_leaf_requiring_grad_raises_like_torch(torch):
     with core.no_grad():
         w = core.zeros(3, requires_grad=True)
         assert w.normal_() is w
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5])
+def test_functional_dropout_values_equal_torch(torch, p):
+    """F.dropout draws its mask as torch's bernoulli_(1 - p) does (through the default generator)."""
+    def f(m):
+        nn = m.nn if m is not core else __import__("core.nn", fromlist=["functional"])
+        x = m.arange(60.).reshape(6, 10)
+        return [nn.functional.dropout(x, p), nn.functional.dropout(x, p, training=False), m.rand(3)]
+    run_both(torch, f, seed=21)
