@@ -84,16 +84,15 @@ def log256_ps(x):
     """avx_mathfun's log256_ps for normal floats x in (0, 1] (normal_fill's 1 - u: no clamping of
     denormals or NaN for x <= 0 needed)."""
     bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(_F) + _ONE
-    x = ((bits & ~0x7F800000) | np.int32(0x3F000000)).view(_F)
+    x = ((bits & ~0x7F800000) | np.int32(0x3F000000)).view(_F)      # mantissa in [0.5, 1)
     mask = x < _SQRTHF
-    tmp = np.where(mask, x, _F(0))
-    x = x - _ONE
-    e = e - mask.astype(_F)
-    x = x + tmp
+    e = ((bits >> 23) - 0x7E - mask).astype(_F)        # exact small integers: float steps of torch, same value
+    x1 = x - _ONE
+    np.add(x1, x, out=x1, where=mask)                   # x + x - 1 below sqrt(1/2), x - 1 above
+    x = x1
     z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
+    y = fma32(x, _LOG_P[0], _LOG_P[1])
+    for p in _LOG_P[2:]:
         y = fma32(y, x, p)
     y = y * x
     y = fma32(y, z, e * _LOG_Q1)
