@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import core
+import core.nn as cnn
+from core.ops.random import bernoulli_mask
 from tests.conftest import same_error
 
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 2 ** 63 + 12345, 2 ** 64 - 1]
@@ -270,7 +272,6 @@ def test_seed_returns_the_new_seed():
 
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
 def test_bernoulli_mask_is_torch_dropout_mask(torch, p):
-    from core.ops.random import bernoulli_mask
     torch.manual_seed(5)
     core.manual_seed(5)
     t = torch.nn.functional.dropout(torch.ones(6, 7), p) != 0
@@ -333,7 +334,7 @@ def test_inplace_random_on_leaf_requiring_grad_raises_like_torch(torch):
 def test_functional_dropout_values_equal_torch(torch, p):
     """F.dropout draws its mask as torch's bernoulli_(1 - p) does (through the default generator)."""
     def f(m):
-        nn = m.nn if m is not core else __import__("core.nn", fromlist=["functional"])
+        nn = m.nn if m is not core else cnn
         x = m.arange(60.).reshape(6, 10)
         return [nn.functional.dropout(x, p), nn.functional.dropout(x, p, training=False), m.rand(3)]
     run_both(torch, f, seed=21)

@@ -2,6 +2,7 @@
 (values, dtype and the generator's state afterwards)."""
 from __future__ import annotations
 
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -109,7 +110,6 @@ def test_model_construction_sequence(torch):
                                         ("xavier_uniform_", ()), ("kaiming_normal_", ())])
 def test_init_allocates_no_full_size_temporaries(fname, args):
     """Issue #15: initialisers draw straight into the weight in its dtype (no float64 copy of it)."""
-    import tracemalloc
     w = core.empty(2000, 1000)                   # 8 MB: the samplers' chunk temporaries are ~1 MB
     getattr(cnn.init, fname)(w, *args)          # warm-up: lazy imports
     tracemalloc.start()
