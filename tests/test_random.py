@@ -338,3 +338,11 @@ def test_functional_dropout_values_equal_torch(torch, p):
         x = m.arange(60.).reshape(6, 10)
         return [nn.functional.dropout(x, p), nn.functional.dropout(x, p, training=False), m.rand(3)]
     run_both(torch, f, seed=21)
+
+
+def test_from_keyword_of_inplace_samplers(torch):
+    run_both(torch, lambda m: [m.empty(3).uniform_(**{"from": 2, "to": 3}),
+                               m.empty(3, dtype=m.int64).random_(**{"from": 2, "to": 9})])
+    ec, et = same_error(lambda: core.empty(2, dtype=core.int16).random_(**{"from": 5}),
+                        lambda: torch.empty(2, dtype=torch.int16).random_(**{"from": 5}))
+    assert str(ec) == str(et)

@@ -108,9 +108,20 @@ def _arg_error(fn, args, kwargs):
 
 # -- in-place samplers (Tensor methods) ------------------------------------------------------------
 
+_UNSET = object()
+
+
+def _from_keyword(kw, default, fn):
+    """`from` is a Python keyword: torch's `from=` argument arrives in **kw."""
+    value = kw.pop("from", default)
+    if kw:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return value
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     """Tensor.uniform_(from=0, to=1): (random() bits * 2**-digits) * (to - from) + from."""
-    from_ = kw.pop("from", from_)
+    from_ = _from_keyword(kw, from_, "uniform_")
     _require_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > to={_num(to)}")
@@ -132,13 +143,15 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill(self, None if values is out else values)
 
 
-_UNSET = object()
-
-
 def random_(self, from_=None, to=_UNSET, *, generator=None, **kw):
     """Tensor.random_(), random_(to), random_(from, to): integers drawn as torch does
     (random_(from, None) runs to the dtype's maximum)."""
-    from_ = kw.pop("from", from_)
+    keyword_from = "from" in kw
+    from_ = _from_keyword(kw, from_, "random_")
+    if to is _UNSET and keyword_from:
+        raise TypeError("random_() received an invalid combination of arguments - got (from=int, ), but expected "
+                        "one of:\n * (*, torch.Generator generator = None)\n * (int from, int to, *, torch.Generator "
+                        "generator = None)\n * (int to, *, torch.Generator generator = None)\n")
     if to is _UNSET:
         from_, to = (None, None) if from_ is None else (0, from_)   # random_() / random_(to)
     gen = gen_or_default(generator)
