@@ -1,86 +1,20 @@
-"""Tensor creation: core.tensor with PyTorch's dtype inference, factories, random numbers,
-legacy constructors, and the allocation guard that refuses absurd sizes before NumPy tries."""
+"""Tensor creation: core.tensor with PyTorch's dtype inference, factories and legacy constructors.
+Random factories live in core/ops/random.py (on core/random.py's generator, torch's mt19937);
+the allocation guard in core/_alloc.py (re-exported here)."""
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
 from . import dtypes as _dt
 from .ops.registry import export
 from .tensor import Size, Tensor
-
-# Refuse allocations above this many bytes (PyTorch would try and fail with "not enough memory").
-_MAX_ALLOC = [int(os.environ.get("CORE_MAX_ALLOC_BYTES", 16 * 1024 ** 3))]
-
-
-@export
-def set_allocation_limit(nbytes: int | None):
-    """Set the largest single tensor allocation core will attempt (None: no limit). Returns the old limit."""
-    old = _MAX_ALLOC[0]
-    _MAX_ALLOC[0] = int(nbytes) if nbytes is not None else 1 << 62
-    return old
-
-
-@export
-def get_allocation_limit() -> int:
-    return _MAX_ALLOC[0]
-
-
-def _check_alloc(shape, dtype, what="tensor"):
-    """Raise RuntimeError (PyTorch's class for allocation failures) before allocating
-    more than the limit, or for negative dimensions."""
-    n = 1
-    for s in shape:
-        s = int(s)
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(map(int, shape))}")
-        n *= s
-    nbytes = n * _dt.as_dtype(dtype).itemsize
-    if nbytes > _MAX_ALLOC[0]:
-        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:118] data. DefaultCPUAllocator: not enough memory: "
-                           f"you tried to allocate {nbytes} bytes. (core refuses allocations above "
-                           f"{_MAX_ALLOC[0]} bytes; see core.set_allocation_limit)")
-    return n
-
-
-def check_alloc(shape, dtype):
-    return _check_alloc(shape, dtype)
-
-
-_FACTORY_RG_MSG = "Only Tensors of floating point and complex dtype can require gradients"
-
-
-def _set_requires_grad(t):
-    """requires_grad=True on a factory (PyTorch's wording differs from Tensor.requires_grad_)."""
-    if not t.dtype.is_floating_point:
-        raise RuntimeError(_FACTORY_RG_MSG)
-    t.requires_grad_(True)
-    return t
-
-
-def _parse_size(size, fn="zeros"):
-    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])); PyTorch's TypeErrors otherwise."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = size[0]
-    elif len(size) == 1 and not _is_int(size[0]):
-        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type(size[0]).__name__}")
-    out = []
-    for s in size:
-        if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
-            s = s.item()
-        if not _is_int(s):
-            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {len(out) + 1} with error "
-                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
-        out.append(int(s))
-    return tuple(out)
-
-
-def _is_int(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
+from .ops import random as _random_ops  # noqa: F401  (registers the random ops; see core/ops/random.py)
+from .random import Generator, default_generator  # noqa: F401  (torch.Generator; core/__init__ imports it here)
+from ._rng_math import _two_sum, fma64 as _fma64
+from ._alloc import (_FACTORY_RG_MSG, _MAX_ALLOC, _check_alloc, _dense, _is_int, _parse_size,  # noqa: F401
+                     _set_requires_grad, check_alloc, get_allocation_limit, set_allocation_limit)
 
 # -- inference from Python data (a port of torch/csrc/utils/tensor_new.cpp) -----------------
 #
@@ -385,17 +319,6 @@ def _like(t, dtype, requires_grad, fill):
     return r
 
 
-def _dense(a):
-    """Non-overlapping and dense: some permutation of the dims is C-contiguous."""
-    order = sorted(range(a.ndim), key=lambda d: a.strides[d], reverse=True)
-    expected = a.itemsize
-    for d in reversed(order):
-        if a.shape[d] != 1 and a.strides[d] != expected:
-            return False
-        expected *= a.shape[d]
-    return True
-
-
 @export
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return _like(input, dtype, requires_grad, np.zeros)
@@ -444,32 +367,6 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if requires_grad:
         _set_requires_grad(t)
     return t
-
-
-def _two_sum(a, b):
-    """s + e == a + b exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _split(a):
-    c = a * 134217729.0  # 2**27 + 1 (Dekker)
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-def _fma64(a, b, c):
-    """a * b + c with a single rounding, as the C++ compiler's fused multiply-add gives
-    (error-free transformations; exact except in astronomically rare double-rounding ties)."""
-    with np.errstate(all="ignore"):
-        p = a * b
-        ah, al = _split(a)
-        bh, bl = _split(b)
-        ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s, es = _two_sum(p, c)
-        r = s + (es + ep)
-    return np.where(np.isfinite(p) & np.isfinite(c), r, p + c)
 
 
 def _fma32(a, b, c):
@@ -562,140 +459,6 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if requires_grad:
         _set_requires_grad(t)
     return t
-
-
-# -- random numbers ----------------------------------------------------------------------
-
-class Generator:
-    """A seeded NumPy PCG64 stream (core's values differ from PyTorch's Philox/MT; seeding is reproducible)."""
-
-    def __init__(self, device="cpu"):
-        self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed & ((1 << 64) - 1)))
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-    def seed(self):
-        s = int.from_bytes(os.urandom(8), "little")
-        self.manual_seed(s)
-        return s
-
-    def get_state(self):
-        return self._rng.bit_generator.state
-
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
-
-
-default_generator = Generator()
-
-
-@export
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-@export
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-@export
-def seed():
-    return default_generator.seed()
-
-
-def _rng(generator):
-    return (generator or default_generator)._rng
-
-
-def _float_dtype(dtype, fn):
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    if not dt.is_floating_point:
-        raise NotImplementedError(f"\"{fn}\" not implemented for '{_long_name(dt)}'")
-    return dt
-
-
-def _long_name(dt):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(dt.name, dt.name)
-
-
-@export
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    dt = _float_dtype(dtype, "check_uniform_bounds")
-    return _factory(size, dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).random(s, dtype=np.float64).astype(d), "rand")
-
-
-@export
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    dt = _float_dtype(dtype, "normal_kernel_cpu")
-    return _factory(size, dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).standard_normal(s).astype(d), "randn")
-
-
-@export
-def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False, out=None):
-    """randint(high, size) or randint(low, high, size); int64 by default."""
-    args = list(args)
-    if size is None:
-        size = args.pop()
-    if len(args) == 1:
-        low, high = 0, args[0]
-    elif len(args) == 2:
-        low, high = args
-    else:
-        raise TypeError("randint() missing required argument 'high'")
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    return _factory((size,), dt, dt, requires_grad,
-                    lambda s, d: _rng(generator).integers(low, high, size=s).astype(d), "randint")
-
-
-@export
-def rand_like(input, *, dtype=None, requires_grad=False, **kw):
-    dt = _dt.as_dtype(dtype) if dtype is not None else input.dtype
-    return _like(input, dt, requires_grad, lambda sh, d: _rng(None).random(sh, dtype=np.float64).astype(d))
-
-
-@export
-def randn_like(input, *, dtype=None, requires_grad=False, **kw):
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-@export
-def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False, **kw):
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-@export
-def randperm(n, *, generator=None, dtype=None, requires_grad=False, **kw):
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    _check_alloc((n,), dt)
-    return Tensor._make(_rng(generator).permutation(n).astype(dt.np))
-
-
-@export
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, requires_grad=False):
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        shape = np.broadcast(m, s).shape
-        dt = (mean if isinstance(mean, Tensor) else std).dtype
-        return Tensor._make((m + s * _rng(generator).standard_normal(shape)).astype(dt.np))
-    dt = _float_dtype(dtype, "normal")
-    return _factory((size,), dt, dt, requires_grad,
-                    lambda sh, d: (mean + std * _rng(generator).standard_normal(sh)).astype(d))
 
 
 # -- legacy constructors -------------------------------------------------------------------

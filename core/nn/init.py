@@ -1,6 +1,7 @@
 """torch.nn.init: in-place initialisers run under no_grad, with PyTorch's bounds, gains and
-fan computations. Random values come from core's seeded generator (core.manual_seed), so
-they differ from PyTorch's stream but follow the same distributions."""
+fan computations. They draw exactly as torch's do (`tensor.uniform_(-bound, bound)`,
+`tensor.normal_(0, std)`, ...) from core's mt19937 generator, in the tensor's own dtype, so a
+layer's default initialisation equals torch's after the same manual_seed."""
 from __future__ import annotations
 
 import math
@@ -9,19 +10,16 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..ops import random as _R
+from ..ops.inplace import check_inplace
+from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
 
 
-def _rng(generator):
-    from ..creation import default_generator
-    return (generator or default_generator)._rng
-
-
 def _write(tensor, values):
     """Write `values` into tensor's storage as an in-place op under no_grad (bumps the version)."""
-    from ..ops.inplace import check_inplace
     with no_grad():
         check_inplace(tensor)
     np.copyto(tensor._data, values, casting="unsafe")
@@ -54,27 +52,67 @@ def calculate_gain(nonlinearity, param=None):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with U(a, b)."""
-    return _write(tensor, _rng(generator).uniform(a, b, tensor._data.shape))
+    """Fill with U(a, b): tensor.uniform_(a, b) under no_grad."""
+    with no_grad():
+        return _R.uniform_(tensor, a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with N(mean, std^2)."""
-    return _write(tensor, mean + std * _rng(generator).standard_normal(tensor._data.shape))
+    """Fill with N(mean, std^2): tensor.normal_(mean, std) under no_grad."""
+    with no_grad():
+        return _R.normal_(tensor, mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std^2) truncated to [a, b] (redrawing values outside)."""
+    """N(mean, std^2) truncated to [a, b], by torch 2.13's rejection sampling: when [a, b] holds more
+    than 30% of the mass, normal_ then redraw a whole normal_ tensor for the rejected entries until
+    none is left; otherwise uniform proposals on [a, b] accepted by log(u) <= log density ratio."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
-    rng = _rng(generator)
-    out = mean + std * rng.standard_normal(tensor._data.shape)
-    bad = (out < a) | (out > b)
-    while bad.any():
-        out[bad] = mean + std * rng.standard_normal(int(bad.sum()))
-        bad = (out < a) | (out > b)
-    return _write(tensor, out)
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            return _trunc_by_normal(tensor, mean, std, a, b, generator)
+        return _trunc_by_uniform(tensor, mean, std, a, b, generator)
+
+
+def _trunc_by_normal(tensor, mean, std, a, b, generator):
+    npdt = tensor._data.dtype
+    lo, hi = npdt.type(a).item(), npdt.type(b).item()
+    result = _R.normal_(tensor, mean, std, generator=generator)._data
+    while True:
+        mask = (result < lo) | (result > hi)
+        if not mask.any():
+            break
+        fresh = _R.normal_(Tensor._make(np.empty(result.shape, npdt)), mean, std, generator=generator)._data
+        result = np.where(mask, fresh, result)
+    return _write(tensor, result)
+
+
+def _trunc_by_uniform(tensor, mean, std, a, b, generator):
+    """The low-mass branch (float ops in the tensor's dtype, NumPy's log)."""
+    npdt = tensor._data.dtype
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x):
+        return ((((x - npdt.type(mean)) / npdt.type(std)) ** 2) * npdt.type(-0.5) - npdt.type(log_peak)).astype(npdt)
+
+    def log_u():
+        buf = Tensor._make(np.empty(tensor._data.shape, npdt))
+        return np.log(_R.uniform_(buf, generator=generator)._data)
+
+    result = _R.uniform_(tensor, a, b, generator=generator)._data.copy()
+    pending = log_u() > log_ratio(result)
+    while pending.any():
+        cand = _R.uniform_(Tensor._make(np.empty(result.shape, npdt)), a, b, generator=generator)._data
+        result = np.where(pending, cand, result)
+        pending = np.where(pending, log_u() > log_ratio(cand), pending)
+    return _write(tensor, result)
 
 
 def constant_(tensor, val):
@@ -94,7 +132,7 @@ def eye_(tensor):
     """Identity matrix (2-D tensors only)."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _write(tensor, np.eye(*tensor._data.shape))
+    return _write(tensor, np.eye(*tensor._data.shape, dtype=tensor._data.dtype))
 
 
 def dirac_(tensor, groups=1):
@@ -107,7 +145,7 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_chans_per_grp = sizes[0] // groups
     min_dim = min(out_chans_per_grp, sizes[1])
-    arr = np.zeros(tensor._data.shape)
+    arr = np.zeros(tensor._data.shape, dtype=tensor._data.dtype)
     centre = tuple(s // 2 for s in sizes[2:])
     for g in range(groups):
         for d in range(min_dim):
@@ -161,7 +199,8 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound, generator)
+    with no_grad():
+        return _R.uniform_(tensor, -bound, bound, generator=generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -172,25 +211,28 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator)
+    with no_grad():
+        return _R.normal_(tensor, 0, std, generator=generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample."""
+    """A (semi-)orthogonal matrix: Q of the QR decomposition of a normal_ sample (drawn as torch
+    draws it) times sign(diag(R)). NumPy's LAPACK QR may differ from torch's in the last bits."""
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = _rng(generator).standard_normal((rows, cols))
+    flat = _R.normal_(Tensor._make(np.empty((rows, cols), tensor._data.dtype)), 0, 1, generator=generator)._data
     if rows < cols:
-        flattened = flattened.T
-    q, r = np.linalg.qr(flattened)
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
     q = q * np.sign(np.diag(r))
     if rows < cols:
         q = q.T
-    return _write(tensor, (gain * q).reshape(tensor._data.shape))
+    dt = tensor._data.dtype
+    return _write(tensor, q.reshape(tensor._data.shape).astype(dt) * dt.type(gain))
 
 
 def _deprecated(new):
