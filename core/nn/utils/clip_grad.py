@@ -75,7 +75,8 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     coef = (tn.dtype.type(1) / denom) * tn.dtype.type(max_norm)      # max_norm / t is t.reciprocal() * max_norm
     coef = np.minimum(coef, tn.dtype.type(1.0))
     for g in grads:
-        np.multiply(g._data, coef, out=g._data, casting="unsafe")
+        with np.errstate(invalid="ignore", over="ignore"):     # inf/nan norms scale to nan, silently as torch
+            np.multiply(g._data, coef, out=g._data, casting="unsafe")
         g._vc[0] += 1
 
 
