@@ -157,7 +157,7 @@ def test_step_with_closure_and_params_without_grad(torch, cls):
             loss.backward()
             return loss
         loss = opt.step(closure)
-        res.append((float(loss), a.tolist(), b.tolist(), b._version, b in opt.state and len(opt.state[b]) > 0))
+        res.append((float(loss.detach()), a.tolist(), b.tolist(), b._version, b in opt.state and len(opt.state[b]) > 0))
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-6)
     assert res[0][0] == res[1][0] and res[0][2:] == res[1][2:]
 

@@ -32,15 +32,19 @@ def scal(dtype, value):
 
 
 def _flat(out, *arrays):
-    """1-D views of float32 C-contiguous arrays of out's size (None when any does not qualify)."""
-    if out.dtype != np.float32 or not out.flags.c_contiguous:
+    """1-D views of out and of the float32 array operands of out's shape, all in out's memory order (C or
+    Fortran; operands laid out otherwise are copied); None when out is not a contiguous float32 array."""
+    if out.dtype != np.float32:
         return None
-    flats = [out.reshape(-1)]
+    order = "C" if out.flags.c_contiguous else "F" if out.flags.f_contiguous else None
+    if order is None:
+        return None
+    flats = [out.reshape(-1, order=order)]
     for a in arrays:
         if isinstance(a, np.ndarray):
-            if a.dtype != np.float32 or not a.flags.c_contiguous or a.size != out.size:
+            if a.dtype != np.float32 or a.shape != out.shape:
                 return None
-            flats.append(a.reshape(-1))
+            flats.append(a.ravel(order=order))
         else:
             flats.append(a)
     return flats
