@@ -2,7 +2,6 @@
 scheduler shares; the schedulers themselves are re-exported by core.optim.lr_scheduler."""
 from __future__ import annotations
 
-import math
 import warnings
 from functools import wraps
 from weakref import ref

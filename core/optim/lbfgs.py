@@ -177,7 +177,8 @@ class LBFGS(Optimizer):
         with no_grad():
             return self._step(closure)
 
-    def _step(self, closure):  # torch's step body; one piece, as in torch, to keep the iteration readable
+    def _step(self, closure):
+        """torch's LBFGS.step body (the line search and direction update are split out below)."""
         def closure_with_grad():
             with enable_grad():
                 return closure()
@@ -225,27 +226,9 @@ class LBFGS(Optimizer):
             if gtd > -tolerance_change:
                 break
 
-            ls_func_evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(closure_with_grad, x, t, d)
-
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                                  max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = flat_grad.abs().max() <= tolerance_grad
-            else:
-                self._add_grad(t, d)
-                opt_cond = False
-                if n_iter != max_iter:
-                    loss = float(closure_with_grad())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = flat_grad.abs().max() <= tolerance_grad
-                    ls_func_evals = 1
+            loss, flat_grad, t, ls_func_evals, opt_cond = self._move(
+                closure_with_grad, line_search_fn, loss, flat_grad, t, d, gtd, max_eval - current_evals,
+                n_iter != max_iter, tolerance_grad)
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
 
@@ -259,6 +242,28 @@ class LBFGS(Optimizer):
         state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
                      prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
         return orig_loss
+
+    def _move(self, closure, line_search_fn, loss, flat_grad, t, d, gtd, max_ls, evaluate, tolerance_grad):
+        """Step along d: strong-Wolfe line search, or a fixed step t followed (unless this is the last
+        iteration) by one closure evaluation. Returns (loss, flat_grad, t, func_evals, opt_cond)."""
+        if line_search_fn is not None:
+            if line_search_fn != "strong_wolfe":
+                raise RuntimeError("only 'strong_wolfe' is supported")
+            x_init = self._clone_param()
+
+            def obj_func(x, t, d):
+                return self._directional_evaluate(closure, x, t, d)
+
+            loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
+                                                              max_ls=max_ls)
+            self._add_grad(t, d)
+            return loss, flat_grad, t, ls_func_evals, bool(flat_grad.abs().max() <= tolerance_grad)
+        self._add_grad(t, d)
+        if not evaluate:
+            return loss, flat_grad, t, 0, False
+        loss = float(closure())
+        flat_grad = self._gather_flat_grad()
+        return loss, flat_grad, t, 1, bool(flat_grad.abs().max() <= tolerance_grad)
 
     @staticmethod
     def _direction(state, flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag, history_size):
