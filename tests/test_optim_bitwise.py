@@ -40,6 +40,11 @@ CONFIGS = {
     "RAdam-wd": ("RAdam", dict(lr=0.01, betas=(0.5, 0.8), weight_decay=0.1, maximize=True)),
     "RAdam-decoupled": ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
 }
+# foreach=True picks torch's multi-tensor implementation even on CPU; its rounding differs for NAdam and RAdam.
+CONFIGS.update({f"{name}-foreach": (cls, dict(kwargs, foreach=True)) for name, (cls, kwargs) in list(CONFIGS.items())
+                if name in ("SGD-nesterov-wd", "Adam-amsgrad-wd", "AdamW", "RMSprop-centered-momentum",
+                            "Adagrad-decay", "Adadelta-wd", "Adamax-wd", "NAdam-wd", "NAdam-decoupled", "RAdam-wd",
+                            "RAdam-decoupled")})
 NO_SQRT = {"SGD", "Adamax"}   # optimizers whose update never takes a square root
 
 

@@ -66,14 +66,15 @@ class NAdam(Optimizer):
             self._init_group(group, *lists)
             nadam(*lists, beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
                   momentum_decay=group["momentum_decay"], eps=group["eps"], maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
+                  decoupled_weight_decay=group["decoupled_weight_decay"], foreach=group["foreach"])
         return loss
 
 
 def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, beta1, beta2, lr, weight_decay,
-          momentum_decay, eps, maximize, decoupled_weight_decay=False, **_unused):
+          momentum_decay, eps, maximize, decoupled_weight_decay=False, foreach=None, **_unused):
     """Functional NAdam: mu_product *= mu (a float32 0-dim tensor); m, v as Adam; denom = sqrt(v / bc2) + eps;
-    param += -lr (1 - mu) / (1 - mu_product) * g / denom, then -lr mu_next / (1 - mu_product mu_next) * m / denom."""
+    param += -lr (1 - mu) / (1 - mu_product) * g / denom, then -lr mu_next / (1 - mu_product mu_next) * m / denom.
+    foreach=True (torch's multi-tensor path) rounds denom as sqrt(v) / sqrt(bc2) + eps instead."""
     lr = _to_float(lr)
     for i, param in enumerate(params):
         pd, exp_avg, exp_avg_sq = param._data, exp_avgs[i]._data, exp_avg_sqs[i]._data
@@ -97,8 +98,12 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
         mul_(exp_avg_sq, beta2)
         addcmul_(exp_avg_sq, grad, grad, 1 - beta2)
         bump(exp_avgs[i], exp_avg_sqs[i], exp_avg_sqs[i])
-        denom = np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe", dtype=pd.dtype)
-        K.sqrt(denom, out=denom)
+        if foreach:
+            denom = K.sqrt(exp_avg_sq)
+            np.divide(denom, scal(pd.dtype, bias_correction2 ** 0.5), out=denom, casting="unsafe")
+        else:
+            denom = np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe", dtype=pd.dtype)
+            K.sqrt(denom, out=denom)
         mu_product_next = mu_product.item() * mu_next
         np.add(denom, scal(pd.dtype, eps), out=denom, casting="unsafe")
         addcdiv_(pd, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product.item()))

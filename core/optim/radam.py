@@ -62,14 +62,15 @@ class RAdam(Optimizer):
             self._init_group(group, *lists)
             radam(*lists, beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
                   eps=group["eps"], maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
+                  decoupled_weight_decay=group["decoupled_weight_decay"], foreach=group["foreach"])
         return loss
 
 
 def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr, weight_decay, eps, maximize,
-          decoupled_weight_decay=False, **_unused):
+          decoupled_weight_decay=False, foreach=None, **_unused):
     """Functional RAdam: m, v as Adam; update = m / bc1 * lr, times sqrt(bc2) / (sqrt(v) + eps) * rect when
-    rho_t > 5; param -= update. Products are rounded left to right, as torch evaluates them."""
+    rho_t > 5; param -= update. Products are rounded left to right, as torch evaluates them; foreach=True
+    follows torch's multi-tensor rounding (_update_foreach)."""
     lr = _to_float(lr)
     for i, param in enumerate(params):
         pd, exp_avg, exp_avg_sq, step_t = param._data, exp_avgs[i]._data, exp_avg_sqs[i]._data, state_steps[i]
@@ -88,6 +89,10 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr
         mul_(exp_avg_sq, beta2)
         addcmul_(exp_avg_sq, grad, grad, 1 - beta2)
         bump(exp_avgs[i], exp_avg_sqs[i], exp_avg_sqs[i])
+        if foreach:
+            _update_foreach(pd, exp_avg, exp_avg_sq, step, beta1, beta2, lr, eps)
+            bump(param)
+            continue
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         update = np.divide(exp_avg, scal(dt, bias_correction1), casting="unsafe", dtype=dt)
@@ -104,3 +109,23 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr
             mul_(update, rect)
         add_(pd, update, -1.0)
         bump(param)
+
+
+def _update_foreach(pd, exp_avg, exp_avg_sq, step, beta1, beta2, lr, eps):
+    """torch's _multi_tensor_radam update: buf = 1 / ((sqrt(v) + eps) / (sqrt(bc2) * lr * rect / bc1 * -1))
+    + lr * unrectified / bc1 * -1; param += exp_avg * buf."""
+    dt = pd.dtype
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / (1 - beta2 ** step)
+    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5 else 0
+    unrectified = 0 if rect > 0 else 1.0
+    bias_correction1 = 1 - beta1 ** step
+    unrect_step_size = (lr * unrectified / bias_correction1) * -1
+    bias_correction2 = ((1 - beta2 ** step) ** 0.5) * (lr * rect / bias_correction1) * -1
+    buf = K.sqrt(exp_avg_sq)
+    with np.errstate(divide="ignore"):
+        np.add(buf, scal(dt, eps), out=buf, casting="unsafe")
+        np.divide(buf, scal(dt, bias_correction2), out=buf, casting="unsafe")
+        np.divide(scal(dt, 1), buf, out=buf, casting="unsafe")
+    np.add(buf, scal(dt, unrect_step_size), out=buf, casting="unsafe")
+    addcmul_(pd, exp_avg, buf, 1)
