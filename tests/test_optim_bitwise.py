@@ -171,9 +171,10 @@ def test_kernels_handle_non_contiguous_and_chunk_edges(torch):
     rng = np.random.default_rng(5)
     for n in (1, 7, _kernels.CHUNK - 1, _kernels.CHUNK, _kernels.CHUNK + 3):
         a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
-        x = a.copy()
-        _kernels.add_(x, b, -0.0123)
-        np.testing.assert_array_equal(x, torch.tensor(a).add_(torch.tensor(b), alpha=-0.0123).numpy())
+        for alpha in (-0.0123, 1, -1, 0.0):
+            x = a.copy()
+            _kernels.add_(x, b, alpha)
+            np.testing.assert_array_equal(x, torch.tensor(a).add_(torch.tensor(b), alpha=alpha).numpy())
         for w in (0.1, 0.7):
             x = a.copy()
             _kernels.lerp_(x, b, w)

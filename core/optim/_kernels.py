@@ -79,7 +79,11 @@ def fma_(out, a, b, c):
 
 
 def add_(out, other, alpha):
-    """out += alpha * other (torch's add_(other, alpha=...): one FMA per element)."""
+    """out += alpha * other (torch's add_(other, alpha=...): one FMA per element). With alpha 1 or -1 the
+    product is exact, so a plain add/subtract rounds the same way (SGD's momentum update takes this path)."""
+    if alpha == 1 or alpha == -1:
+        (np.add if alpha == 1 else np.subtract)(out, other, out=out, casting="unsafe")
+        return out
     return fma_(out, other, scal(out.dtype, alpha), out)
 
 
