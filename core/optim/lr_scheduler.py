@@ -8,8 +8,8 @@ import types
 from bisect import bisect_right
 from collections import Counter
 
-from ._lr_base import (EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler, _param_groups_val_list,
-                       _update_param_group_val, _warn_get_lr_called_within_step)
+from ._lr_base import (EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler,  # noqa: F401  (torch has them here)
+                       _param_groups_val_list, _update_param_group_val, _warn_get_lr_called_within_step)
 from ._lr_compose import ChainedScheduler, SequentialLR
 from ._lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from ._lr_plateau import ReduceLROnPlateau
@@ -17,7 +17,6 @@ from ._lr_plateau import ReduceLROnPlateau
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
            "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
            "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"]
-_REEXPORTED = (EPOCH_DEPRECATION_WARNING, _LRScheduler, _update_param_group_val)
 
 
 def _lambdas(optimizer, lr_lambda):
