@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "lerp_", "mul_", "scal", "sqrt"]
+__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "lerp_", "mul_", "scal", "sqrt"]
 
 CHUNK = 1 << 15
 _local = threading.local()
@@ -141,6 +141,31 @@ def addcdiv_(out, t1, t2, value):
         np.divide(q, t2, out=q, casting="unsafe")
         np.add(out, q, out=out, casting="unsafe")
     return out
+
+
+def adam_update_(param, exp_avg, v, bias_correction2_sqrt, eps, step_size):
+    """torch's Adam tail: denom = sqrt(v) / bias_correction2_sqrt + eps; param.addcdiv_(exp_avg, denom,
+    value=-step_size); each step rounded in the parameter's dtype, chunk by chunk without temporaries."""
+    dt = param.dtype
+    c, e, neg = scal(dt, bias_correction2_sqrt), scal(dt, eps), scal(dt, -step_size)
+    flats = _flat(param, exp_avg, v)
+    if flats is None:
+        denom = sqrt(v)
+        np.divide(denom, c, out=denom, casting="unsafe")
+        np.add(denom, e, out=denom, casting="unsafe")
+        return addcdiv_(param, exp_avg, denom, -step_size)
+    fp, fm, fv = flats
+    _, b32 = _buffers()
+    q = np.empty(min(CHUNK, fp.size), np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, j in _chunks(fp.size):
+            d = sqrt(fv[i:j], out=b32[:j - i])
+            np.divide(d, c, out=d)
+            np.add(d, e, out=d)
+            qq = np.multiply(fm[i:j], neg, out=q[:j - i])
+            np.divide(qq, d, out=qq)
+            np.add(fp[i:j], qq, out=fp[i:j])
+    return param
 
 
 def sqrt(x, out=None):

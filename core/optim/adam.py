@@ -7,7 +7,7 @@ import numpy as np
 from .. import creation
 from ..tensor import Tensor
 from . import _kernels as K
-from ._kernels import added, addcdiv_, addcmul_, bump, lerp_, mul_, scal
+from ._kernels import added, addcmul_, bump, lerp_, mul_
 from .optimizer import Optimizer, _run_closure, _scalar_dtype, _to_float, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW", "adam"]
@@ -141,7 +141,6 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
         pd = param._data
-        dt = pd.dtype
         grad = grads[i]._data
         if maximize:
             grad = np.negative(grad)
@@ -175,9 +174,5 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
             v = mx._data
         else:
             v = exp_avg_sq._data
-        denom = K.sqrt(v)
-        np.divide(denom, scal(dt, bias_correction2_sqrt), out=denom, casting="unsafe")
-        np.add(denom, scal(dt, eps), out=denom, casting="unsafe")
-
-        addcdiv_(pd, exp_avg._data, denom, -step_size)
+        K.adam_update_(pd, exp_avg._data, v, bias_correction2_sqrt, eps, step_size)
         bump(param)
