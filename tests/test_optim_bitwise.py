@@ -1,9 +1,9 @@
 """Optimizer arithmetic bit for bit against torch: the same gradients (torch's own, from a small model) are fed
 to core and torch optimizers for 50+ steps and parameters and state are compared with ==.
 
-torch's CPU sqrt calls MKL's vsSqrt, which is not correctly rounded (NumPy's is; about 1 float32 element in 6
-differs by one ulp). The `mkl_sqrt` fixture routes core's optimizer sqrt kernel through torch so that every
-other operation is checked exactly; the tests without it bound the difference that sqrt alone makes."""
+torch 2.13's CPU sqrt (this MKL build's vectorised kernel) is not correctly rounded (NumPy's is; about 1 float32
+element in 6 differs by one ulp). The `mkl_sqrt` fixture routes core's optimizer sqrt kernel through torch so that
+every other operation is checked exactly; the tests without it bound the difference that sqrt alone makes."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,7 +50,7 @@ NO_SQRT = {"SGD", "Adamax"}   # optimizers whose update never takes a square roo
 
 @pytest.fixture
 def mkl_sqrt(torch, monkeypatch):
-    """Make core's optimizer sqrt kernel torch's (MKL vsSqrt) for the duration of a test."""
+    """Make core's optimizer sqrt kernel torch's for the duration of a test."""
     def sqrt(x, out=None):
         r = torch.from_numpy(np.ascontiguousarray(x)).sqrt().numpy()
         if out is None:
