@@ -408,3 +408,21 @@ def test_parameters_to_vector_and_back(torch):
     ec, et = same_error(lambda: cutils.vector_to_parameters([1.0], []),
                         lambda: torch.nn.utils.vector_to_parameters([1.0], []))
     assert str(ec) == str(et)
+
+
+@pytest.mark.parametrize("cls,kwargs,key", [("SGD", dict(lr=0.1, momentum=0.9), "momentum_buffer"),
+                                            ("SGD", dict(lr=0.1, momentum=0.9, maximize=True), "momentum_buffer"),
+                                            ("Adam", dict(), "exp_avg"), ("RMSprop", dict(centered=True), "grad_avg")])
+def test_state_follows_parameter_layout_like_torch(torch, cls, kwargs, key):
+    # A Linear weight's gradient is a transposed product; torch lays .grad (and so state cloned from it) out
+    # like the parameter. core's optimizers do the same whatever the gradient's layout.
+    res = []
+    for lib in (core, torch):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(5, 3)
+        opt = getattr(lib.optim, cls)(lin.parameters(), **kwargs)
+        lin(lib.ones(2, 5)).sum().backward()
+        opt.step()
+        s = opt.state[lin.weight][key]
+        res.append((s.is_contiguous(), s.stride()))
+    assert res[0] == res[1]

@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "lerp_", "mul_", "scal", "sqrt"]
+__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
 CHUNK = 1 << 15
 _local = threading.local()
@@ -173,6 +173,17 @@ def sqrt(x, out=None):
     vectorised kernel) is not: measured, about 1 float32 element in 6 is one ulp off (error up to 0.75 ulp),
     so every optimizer that takes a square root can differ from torch by that much per step."""
     return np.sqrt(x, out=out)
+
+
+def grad_array(grad, param, maximize=False):
+    """grad's array (negated when maximize) laid out like param's, as torch's AccumulateGrad lays out .grad;
+    copied only when the layouts differ (e.g. a transposed Linear weight gradient) or to negate."""
+    g = grad._data
+    order = "C" if param.flags.c_contiguous else "F" if param.flags.f_contiguous else "K"
+    same = order == "K" or g.flags[order + "_CONTIGUOUS"]
+    if maximize:
+        return np.negative(g, order=order)
+    return g if same else np.array(g, order=order)
 
 
 def bump(*tensors):

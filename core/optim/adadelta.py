@@ -73,7 +73,7 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, *, lr, rho, ep
         e = scal(pd.dtype, eps)
         step_t._data[...] = step_t._data + 1
         bump(step_t)
-        grad = np.negative(grad_t._data) if maximize else grad_t._data
+        grad = K.grad_array(grad_t, pd, maximize)
         if weight_decay != 0:
             grad = added(grad, pd, weight_decay)
         mul_(square_avg, rho)

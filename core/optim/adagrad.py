@@ -81,7 +81,7 @@ def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_deca
         step_t._data[...] = step_t._data + 1
         bump(step_t)
         step = step_t.item()
-        grad = np.negative(grad_t._data) if maximize else grad_t._data
+        grad = K.grad_array(grad_t, pd, maximize)
         if weight_decay != 0:
             grad = added(grad, pd, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)

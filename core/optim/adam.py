@@ -141,9 +141,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
         pd = param._data
-        grad = grads[i]._data
-        if maximize:
-            grad = np.negative(grad)
+        grad = K.grad_array(grads[i], pd, maximize)
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
 
         step_t._data[...] = step_t._data + 1

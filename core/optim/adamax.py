@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import creation
-from ._kernels import added, addcdiv_, bump, lerp_, mul_, scal
+from ._kernels import added, addcdiv_, bump, grad_array, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
                         _tensorize_steps, _to_float, _use_grad_for_differentiable)
 
@@ -69,7 +69,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2,
     lr, beta1, beta2 = _to_float(lr), _to_float(beta1), _to_float(beta2)
     for param, grad_t, exp_avg_t, exp_inf_t, step_t in zip(params, grads, exp_avgs, exp_infs, state_steps):
         pd, exp_avg, exp_inf = param._data, exp_avg_t._data, exp_inf_t._data
-        grad = np.negative(grad_t._data) if maximize else grad_t._data
+        grad = grad_array(grad_t, pd, maximize)
         step_t._data[...] = step_t._data + 1
         bump(step_t)
         if weight_decay != 0:

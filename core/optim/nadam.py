@@ -79,7 +79,7 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
     for i, param in enumerate(params):
         pd, exp_avg, exp_avg_sq = param._data, exp_avgs[i]._data, exp_avg_sqs[i]._data
         mu_product, step_t = mu_products[i], state_steps[i]
-        grad = np.negative(grads[i]._data) if maximize else grads[i]._data
+        grad = K.grad_array(grads[i], pd, maximize)
         step_t._data[...] = step_t._data + 1
         bump(step_t)
         step = step_t.item()

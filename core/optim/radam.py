@@ -75,7 +75,7 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr
     for i, param in enumerate(params):
         pd, exp_avg, exp_avg_sq, step_t = param._data, exp_avgs[i]._data, exp_avg_sqs[i]._data, state_steps[i]
         dt = pd.dtype
-        grad = np.negative(grads[i]._data) if maximize else grads[i]._data
+        grad = K.grad_array(grads[i], pd, maximize)
         step_t._data[...] = step_t._data + 1
         bump(step_t)
         step = step_t.item()

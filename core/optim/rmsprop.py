@@ -76,9 +76,7 @@ def rmsprop(params, grads, square_avgs, momentum_buffer_list, grad_avgs, state_s
     lr = _to_float(lr)
     for i, param in enumerate(params):
         pd, step_t = param._data, state_steps[i]
-        grad = grads[i]._data
-        if maximize:
-            grad = np.negative(grad)
+        grad = K.grad_array(grads[i], pd, maximize)
         square_avg = square_avgs[i]._data
         step_t._data[...] = step_t._data + 1
         bump(step_t)

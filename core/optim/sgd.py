@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from ._kernels import add_, added, bump, mul_
+from ._kernels import add_, added, bump, grad_array, mul_
 from .optimizer import Optimizer, _run_closure, _to_float, _use_grad_for_differentiable
 
 __all__ = ["SGD", "sgd"]
@@ -88,9 +88,7 @@ def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, d
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
         pd = param._data
-        grad = d_p_list[i]._data
-        if maximize:
-            grad = np.negative(grad)
+        grad = grad_array(d_p_list[i], pd, maximize)
         if weight_decay != 0:
             grad = added(grad, pd, weight_decay)
 
