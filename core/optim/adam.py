@@ -6,8 +6,9 @@ import numpy as np
 
 from .. import creation
 from ..tensor import Tensor
-from .optimizer import (Optimizer, _run_closure, _scal, _scalar_dtype, _to_float, _use_grad_for_differentiable,
-                        added, addcdiv_, addcmul_, bump, lerp_, mul_)
+from . import _kernels as K
+from ._kernels import added, addcmul_, bump, lerp_, mul_
+from .optimizer import Optimizer, _run_closure, _scalar_dtype, _to_float, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -133,15 +134,14 @@ class AdamW(Adam):
 
 def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1, beta2, lr,
          weight_decay, eps, maximize, decoupled_weight_decay=False, **_unused):
-    """Functional Adam update (torch.optim.adam.adam, single-tensor path)."""
+    """Functional Adam update (torch.optim.adam.adam, single-tensor path, the CPU default): exp_avg.lerp_(grad,
+    1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2); denom = sqrt(v) / sqrt(bc2) + eps;
+    param.addcdiv_(exp_avg, denom, -lr / bc1)."""
     lr, beta1, beta2 = _to_float(lr), _to_float(beta1), _to_float(beta2)
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
-        dt = param._data.dtype
         pd = param._data
-        grad = grads[i]._data
-        if maximize:
-            grad = -grad
+        grad = K.grad_array(grads[i], pd, maximize)
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
 
         step_t._data[...] = step_t._data + 1
@@ -149,14 +149,14 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
 
         if weight_decay != 0:
             if decoupled_weight_decay:
-                mul_(pd, 1 - lr * weight_decay, dt)
+                mul_(pd, 1 - lr * weight_decay)
                 bump(param)
             else:
-                grad = added(grad, pd, weight_decay, dt)
+                grad = added(grad, pd, weight_decay)
 
-        lerp_(exp_avg._data, grad, 1 - beta1, dt)
-        mul_(exp_avg_sq._data, beta2, dt)
-        addcmul_(exp_avg_sq._data, grad, grad, 1 - beta2, dt)
+        lerp_(exp_avg._data, grad, 1 - beta1)
+        mul_(exp_avg_sq._data, beta2)
+        addcmul_(exp_avg_sq._data, grad, grad, 1 - beta2)
         bump(exp_avg, exp_avg_sq, exp_avg_sq)  # lerp_; mul_ and addcmul_
 
         step = step_t.item()
@@ -172,8 +172,5 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
             v = mx._data
         else:
             v = exp_avg_sq._data
-        denom = (np.sqrt(v) / _scal(dt, bias_correction2_sqrt)).astype(dt, copy=False)
-        denom += _scal(dt, eps).astype(dt)
-
-        addcdiv_(pd, exp_avg._data, denom, -step_size, dt)
+        K.adam_update_(pd, exp_avg._data, v, bias_correction2_sqrt, eps, step_size)
         bump(param)

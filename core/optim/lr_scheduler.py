@@ -1,183 +1,22 @@
-"""Learning-rate schedulers (torch.optim.lr_scheduler): LRScheduler base, LambdaLR, MultiplicativeLR,
-StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR; chainable forms as in torch."""
+"""Learning-rate schedulers (torch.optim.lr_scheduler): LambdaLR, MultiplicativeLR, StepLR, MultiStepLR,
+ConstantLR, LinearLR, ExponentialLR, PolynomialLR, CosineAnnealingLR here; SequentialLR, ChainedScheduler,
+ReduceLROnPlateau, CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts re-exported; chainable forms as in torch."""
 from __future__ import annotations
 
 import math
 import types
-import warnings
 from bisect import bisect_right
 from collections import Counter
-from functools import wraps
-from weakref import ref
 
-from ..tensor import Tensor
-from .optimizer import Optimizer
+from ._lr_base import (EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler,  # noqa: F401  (torch has them here)
+                       _param_groups_val_list, _update_param_group_val, _warn_get_lr_called_within_step)
+from ._lr_compose import ChainedScheduler, SequentialLR
+from ._lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
+from ._lr_plateau import ReduceLROnPlateau
 
-__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR"]
-
-EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being "
-    "deprecated where possible. Please use `scheduler.step()` to step the "
-    "scheduler. During the deprecation, if epoch is different from None, the "
-    "closed form is used instead of the new chainable form, where available. "
-    "Please open an issue if you are unable to replicate your use case: "
-    "https://github.com/pytorch/pytorch/issues/new/choose."
-)
-
-
-def _param_groups_val_list(optimizer, key):
-    return [group[key].clone() if isinstance(group[key], Tensor) else group[key] for group in optimizer.param_groups]
-
-
-def _update_param_group_val(param_group, key, val):
-    if isinstance(param_group[key], Tensor):
-        param_group[key].fill_(val.item() if isinstance(val, Tensor) else val)
-    else:
-        param_group[key] = val
-
-
-def _warn_get_lr_called_within_step(lr_scheduler):
-    if not lr_scheduler._get_lr_called_within_step:
-        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                      UserWarning, stacklevel=2)
-
-
-class _enable_get_lr_call:
-    def __init__(self, o):
-        self.o = o
-
-    def __enter__(self):
-        self.o._get_lr_called_within_step = True
-        return self
-
-    def __exit__(self, type, value, traceback):
-        self.o._get_lr_called_within_step = False
-
-
-class _initial_mode:
-    def __init__(self, o):
-        self.o = o
-
-    def __enter__(self):
-        self.o._is_initial = True
-
-    def __exit__(self, type, value, traceback):
-        self.o._is_initial = False
-
-
-class LRScheduler:
-    """Base class: records initial_lr in each group, steps once at construction (last_epoch -1 -> 0)."""
-
-    _get_lr_called_within_step = False
-    _is_initial = False
-
-    def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                initial_lr = group["lr"]
-                if isinstance(initial_lr, Tensor):
-                    initial_lr = initial_lr.clone()
-                group.setdefault("initial_lr", initial_lr)
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
-                        "last_epoch >= 0.\n"
-                        "This typically happens when:\n"
-                        "1. You're trying to resume training from a checkpoint but haven't properly loaded the "
-                        "optimizer state\n"
-                        "2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
-        self.base_lrs = _param_groups_val_list(optimizer, "initial_lr")
-        self.last_epoch = last_epoch
-
-        # Mark optimizer.step so step-order mistakes can be warned about (as torch does).
-        def patch_track_step_called(opt):
-            if hasattr(opt.step, "_wrapped_by_lr_sched"):
-                return opt.step
-
-            def wrap_step(step_fn):
-                opt_ref = ref(self.optimizer)
-                func = step_fn.__func__
-
-                @wraps(func)
-                def wrapper(*args, **kwargs):
-                    opt = opt_ref()
-                    opt._opt_called = True
-                    return func.__get__(opt, opt.__class__)(*args, **kwargs)
-
-                wrapper._wrapped_by_lr_sched = True
-                return wrapper
-
-            opt.step = wrap_step(opt.step)
-
-        patch_track_step_called(self.optimizer)
-        self._initial_step()
-
-    def _initial_step(self):
-        self._step_count = 0
-        with _initial_mode(self):
-            self.step()
-
-    def state_dict(self):
-        """Every attribute except the optimizer."""
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
-
-    def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-
-    def get_last_lr(self):
-        """The learning rates set by the last step(), one per param group."""
-        return self._last_lr
-
-    def get_lr(self):
-        raise NotImplementedError
-
-    def step(self, epoch=None):
-        """Advance one epoch and write the new learning rates into the optimizer's groups."""
-        if self._step_count == 1:
-            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(
-                    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                    "initialization. Please, make sure to call `optimizer.step()` before "
-                    "`lr_scheduler.step()`. See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
-            elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
-                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
-                    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
-                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
-                    "will result in PyTorch skipping the first value of the learning rate schedule. "
-                    "See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
-        self._step_count += 1
-        if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self._update_lr(epoch)
-
-    def _update_lr(self, epoch=None):
-        with _enable_get_lr_call(self):
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                if hasattr(self, "_get_closed_form_lr"):
-                    values = self._get_closed_form_lr()
-                else:
-                    values = self.get_lr()
-        for param_group, lr in zip(self.optimizer.param_groups, values):
-            _update_param_group_val(param_group, "lr", lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
-
-
-_LRScheduler = LRScheduler
+__all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
+           "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
+           "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"]
 
 
 def _lambdas(optimizer, lr_lambda):
@@ -317,4 +156,78 @@ class CosineAnnealingLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """lr = initial_lr * factor until epoch total_iters, then initial_lr."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr_called_within_step(self)
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _param_groups_val_list(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """lr goes linearly from initial_lr * start_factor to initial_lr * end_factor over total_iters epochs."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr_called_within_step(self)
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _param_groups_val_list(self.optimizer, "lr")
+        return [group["lr"] * (1.0 + (self.end_factor - self.start_factor)
+                               / (self.total_iters * self.start_factor
+                                  + (self.last_epoch - 1) * (self.end_factor - self.start_factor)))
+                for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = initial_lr * (1 - epoch / total_iters) ** power, then constant."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        _warn_get_lr_called_within_step(self)
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _param_groups_val_list(self.optimizer, "lr")
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
                 for base_lr in self.base_lrs]

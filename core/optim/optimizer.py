@@ -9,9 +9,7 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
-import numpy as np
-
-from .. import dtypes
+from .. import creation, dtypes
 from ..autograd.function import RemovableHandle
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..tensor import Tensor
@@ -56,64 +54,40 @@ def _scalar_dtype():
     return dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 else dtypes.float32
 
 
-# -- NumPy kernels mirroring ATen's CPU pointwise kernels ---------------------------------------
-# Scalars are cast to the tensor's dtype (float for half); ATen's vectorized add/lerp/addcmul use a
-# fused multiply-add, emulated here by computing the final multiply-add in float64 (exact product
-# of two float32 values, one rounding back), so results agree with torch to the last bit in most
-# elements.
-
-def _scal(dtype, value):
-    return np.float64(value) if dtype == np.float64 else np.float32(value)
+def _scalar_state(value=0.0):
+    """A 0-dim state tensor such as state['step'] (torch.tensor(value, dtype=_get_scalar_dtype()))."""
+    return creation.tensor(float(value), dtype=_scalar_dtype())
 
 
-def _fma(a, b, c, dtype):
-    """a * b + c rounded once to dtype (a, b, c arrays or scalars)."""
-    if dtype == np.float64:
-        return a * b + c
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(dtype)
+def _tensorize_steps(optimizer, keys=("step",)):
+    """__setstate__ helper: state entries saved as Python numbers become 0-dim tensors, as torch does."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p_state = optimizer.state.get(p, [])
+            for key in keys:
+                if len(p_state) != 0 and key in p_state and not isinstance(p_state[key], Tensor):
+                    p_state[key] = _scalar_state(p_state[key])
 
 
-def add_(out, other, alpha, dtype):
-    """out += alpha * other, in place (torch's add_(other, alpha=...))."""
-    np.copyto(out, _fma(other, _scal(dtype, alpha), out, dtype), casting="unsafe")
+def _check_nonneg(**values):
+    """torch's `if not 0.0 <= x: raise ValueError(f"Invalid {name} value: {x}")` checks, in order."""
+    for name, value in values.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {name}: {value}")
 
 
-def added(x, other, alpha, dtype):
-    """x + alpha * other as a new array (torch's add(other, alpha=...))."""
-    return _fma(other, _scal(dtype, alpha), x, dtype).astype(dtype, copy=False)
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
 
 
-def mul_(out, value, dtype):
-    np.multiply(out, _scal(dtype, value), out=out, casting="unsafe")
-
-
-def lerp_(out, end, weight, dtype):
-    """out = lerp(out, end, weight) with ATen's two-branch formula."""
-    w = _scal(dtype, weight)
-    diff = (end - out).astype(dtype, copy=False)
-    if abs(weight) < 0.5:
-        res = _fma(w, diff, out, dtype)
-    else:
-        res = _fma(-diff, (np.float32(1) if dtype != np.float64 else 1.0) - w, end, dtype)
-    np.copyto(out, res, casting="unsafe")
-
-
-def addcmul_(out, t1, t2, value, dtype):
-    """out += value * t1 * t2."""
-    np.copyto(out, _fma((_scal(dtype, value) * t1).astype(dtype, copy=False), t2, out, dtype), casting="unsafe")
-
-
-def addcdiv_(out, t1, t2, value, dtype):
-    """out += value * t1 / t2."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = ((_scal(dtype, value) * t1).astype(dtype, copy=False) / t2).astype(dtype, copy=False)
-    np.add(out, q, out=out, casting="unsafe")
-
-
-def bump(*tensors):
-    """Record an in-place modification, as every torch in-place op does."""
-    for t in tensors:
-        t._vc[0] += 1
+def _check_betas(betas):
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
 _global_optimizer_pre_hooks = OrderedDict()

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _run_closure, _to_float, _use_grad_for_differentiable, add_, added, bump, mul_
+from ._kernels import add_, added, bump, grad_array, mul_
+from .optimizer import Optimizer, _run_closure, _to_float, _use_grad_for_differentiable
 
 __all__ = ["SGD", "sgd"]
 
@@ -80,17 +81,16 @@ class SGD(Optimizer):
 
 def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, dampening, nesterov, maximize,
         **_unused):
-    """Functional SGD update (torch.optim.sgd.sgd, single-tensor path); momentum_buffer_list is filled in."""
+    """Functional SGD update (torch.optim.sgd.sgd, single-tensor path, the CPU default); momentum_buffer_list
+    is filled in. Per parameter: grad = -grad if maximize; grad += wd * param; buf = buf * m + (1 - d) * grad;
+    grad = grad + m * buf (nesterov) or buf; param += -lr * grad."""
     lr = _to_float(lr)
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
-        dt = param._data.dtype
         pd = param._data
-        grad = d_p_list[i]._data
-        if maximize:
-            grad = -grad
+        grad = grad_array(d_p_list[i], pd, maximize)
         if weight_decay != 0:
-            grad = added(grad, pd, weight_decay, dt)
+            grad = added(grad, pd, weight_decay)
 
         if momentum != 0:
             buf = momentum_buffer_list[i]
@@ -99,10 +99,10 @@ def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, d
                 momentum_buffer_list[i] = buf
             else:
                 bd = buf._data
-                mul_(bd, momentum, dt)
-                add_(bd, grad, 1 - dampening, dt)
+                mul_(bd, momentum)
+                add_(bd, grad, 1 - dampening)
                 bump(buf, buf)  # mul_ and add_
-            grad = added(grad, buf._data, momentum, dt) if nesterov else buf._data
+            grad = added(grad, buf._data, momentum) if nesterov else buf._data
 
-        add_(pd, grad, -lr, dt)
+        add_(pd, grad, -lr)
         bump(param)

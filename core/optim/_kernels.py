@@ -1,0 +1,192 @@
+"""NumPy kernels mirroring ATen's CPU pointwise kernels used by torch.optim's single-tensor paths.
+
+ATen's vectorized float32 add(alpha)/lerp/addcmul round a fused multiply-add once; NumPy has no FMA,
+so it is emulated in float64 (the product of two float32 values is exact there, one rounding back),
+chunk by chunk through a reused float64 buffer so the work stays in cache and nothing is allocated.
+Scalars are first rounded to the tensor's dtype, as ATen does. float64 tensors use plain
+multiply-then-add; other dtypes go through float64 whole-array."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
+
+CHUNK = 1 << 15
+_local = threading.local()
+_F64 = np.float64
+
+
+def _buffers():
+    """This thread's (float64, float32) scratch buffers of CHUNK elements."""
+    bufs = getattr(_local, "bufs", None)
+    if bufs is None:
+        bufs = _local.bufs = (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float32))
+    return bufs
+
+
+def scal(dtype, value):
+    """A Python number as ATen sees it inside a kernel of `dtype` (float for half types)."""
+    return np.float64(value) if dtype == np.float64 else np.float32(value)
+
+
+def _flat(out, *arrays):
+    """1-D views of out and of the float32 array operands of out's shape, all in out's memory order (C or
+    Fortran; operands laid out otherwise are copied); None when out is not a contiguous float32 array."""
+    if out.dtype != np.float32:
+        return None
+    order = "C" if out.flags.c_contiguous else "F" if out.flags.f_contiguous else None
+    if order is None:
+        return None
+    flats = [out.reshape(-1, order=order)]
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            if a.dtype != np.float32 or a.shape != out.shape:
+                return None
+            flats.append(a.ravel(order=order))
+        else:
+            flats.append(a)
+    return flats
+
+
+def _chunks(n):
+    for i in range(0, n, CHUNK):
+        yield i, min(i + CHUNK, n)
+
+
+def _part(x, i, j):
+    return x[i:j] if isinstance(x, np.ndarray) else x
+
+
+def fma_(out, a, b, c):
+    """out = a * b + c rounded once (a an array, b an array or scalar, c an array that may be out)."""
+    dt = out.dtype
+    if dt == np.float64:
+        np.add(np.multiply(a, b), c, out=out)
+        return out
+    flats = _flat(out, a, b, c)
+    if flats is None:
+        np.copyto(out, np.asarray(a, _F64) * np.asarray(b, _F64) + np.asarray(c, _F64), casting="unsafe")
+        return out
+    fo, fa, fb, fc = flats
+    b64, _ = _buffers()
+    for i, j in _chunks(fo.size):
+        bb = b64[:j - i]
+        np.multiply(fa[i:j], _part(fb, i, j), out=bb, dtype=_F64)
+        np.add(bb, _part(fc, i, j), out=fo[i:j], dtype=_F64, casting="same_kind")
+    return out
+
+
+def add_(out, other, alpha):
+    """out += alpha * other (torch's add_(other, alpha=...): one FMA per element). With alpha 1 or -1 the
+    product is exact, so a plain add/subtract rounds the same way (SGD's momentum update takes this path)."""
+    if alpha == 1 or alpha == -1:
+        (np.add if alpha == 1 else np.subtract)(out, other, out=out, casting="unsafe")
+        return out
+    return fma_(out, other, scal(out.dtype, alpha), out)
+
+
+def added(x, other, alpha):
+    """x + alpha * other as a new array (torch's add(other, alpha=...))."""
+    return fma_(np.empty_like(x), other, scal(x.dtype, alpha), x)
+
+
+def mul_(out, value):
+    """out *= value."""
+    np.multiply(out, scal(out.dtype, value), out=out, casting="unsafe")
+    return out
+
+
+def lerp_(out, end, weight):
+    """out = lerp(out, end, weight), ATen's two-branch form: |w| < 0.5 ? out + w * (end - out)
+    : end + (w - 1) * (end - out), each a single FMA."""
+    dt = out.dtype
+    w = scal(dt, weight)
+    coeff, base_is_end = (w, False) if abs(weight) < 0.5 else (w - scal(dt, 1), True)
+    flats = _flat(out, end)
+    if flats is None:
+        diff = np.subtract(end, out).astype(dt, copy=False)
+        return fma_(out, diff, coeff, end if base_is_end else out.copy())
+    fo, fe = flats
+    b64, b32 = _buffers()
+    for i, j in _chunks(fo.size):
+        d = np.subtract(fe[i:j], fo[i:j], out=b32[:j - i])
+        bb = np.multiply(d, coeff, out=b64[:j - i], dtype=_F64)
+        np.add(bb, (fe if base_is_end else fo)[i:j], out=fo[i:j], dtype=_F64, casting="same_kind")
+    return out
+
+
+def addcmul_(out, t1, t2, value):
+    """out += value * t1 * t2, as fma(value * t1, t2, out) (ATen's vectorized addcmul)."""
+    dt = out.dtype
+    v = scal(dt, value)
+    flats = _flat(out, t1, t2)
+    if flats is None:
+        return fma_(out, (v * t1).astype(dt, copy=False), t2, out)
+    fo, f1, f2 = flats
+    b64, b32 = _buffers()
+    for i, j in _chunks(fo.size):
+        s = np.multiply(f1[i:j], v, out=b32[:j - i])
+        bb = np.multiply(s, f2[i:j], out=b64[:j - i], dtype=_F64)
+        np.add(bb, fo[i:j], out=fo[i:j], dtype=_F64, casting="same_kind")
+    return out
+
+
+def addcdiv_(out, t1, t2, value):
+    """out += value * t1 / t2 (rounded after the multiply, the divide and the add, as ATen does)."""
+    dt = out.dtype
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.multiply(t1, scal(dt, value))
+        np.divide(q, t2, out=q, casting="unsafe")
+        np.add(out, q, out=out, casting="unsafe")
+    return out
+
+
+def adam_update_(param, exp_avg, v, bias_correction2_sqrt, eps, step_size):
+    """torch's Adam tail: denom = sqrt(v) / bias_correction2_sqrt + eps; param.addcdiv_(exp_avg, denom,
+    value=-step_size); each step rounded in the parameter's dtype, chunk by chunk without temporaries."""
+    dt = param.dtype
+    c, e, neg = scal(dt, bias_correction2_sqrt), scal(dt, eps), scal(dt, -step_size)
+    flats = _flat(param, exp_avg, v)
+    if flats is None:
+        denom = sqrt(v)
+        np.divide(denom, c, out=denom, casting="unsafe")
+        np.add(denom, e, out=denom, casting="unsafe")
+        return addcdiv_(param, exp_avg, denom, -step_size)
+    fp, fm, fv = flats
+    _, b32 = _buffers()
+    q = np.empty(min(CHUNK, fp.size), np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, j in _chunks(fp.size):
+            d = sqrt(fv[i:j], out=b32[:j - i])
+            np.divide(d, c, out=d)
+            np.add(d, e, out=d)
+            qq = np.multiply(fm[i:j], neg, out=q[:j - i])
+            np.divide(qq, d, out=qq)
+            np.add(fp[i:j], qq, out=fp[i:j])
+    return param
+
+
+def sqrt(x, out=None):
+    """Elementwise square root. NumPy's is correctly rounded; torch 2.13's CPU sqrt (this MKL build's
+    vectorised kernel) is not: measured, about 1 float32 element in 6 is one ulp off (error up to 0.75 ulp),
+    so every optimizer that takes a square root can differ from torch by that much per step."""
+    return np.sqrt(x, out=out)
+
+
+def grad_array(grad, param, maximize=False):
+    """grad's array (negated when maximize) laid out like param's, as torch's AccumulateGrad lays out .grad;
+    copied only when the layouts differ (e.g. a transposed Linear weight gradient) or to negate."""
+    g = grad._data
+    order = "C" if param.flags.c_contiguous else "F" if param.flags.f_contiguous else "K"
+    same = order == "K" or g.flags[order + "_CONTIGUOUS"]
+    if maximize:
+        return np.negative(g, order=order)
+    return g if same else np.array(g, order=order)
+
+
+def bump(*tensors):
+    """Record an in-place modification, as every torch in-place op does."""
+    for t in tensors:
+        t._vc[0] += 1
