@@ -173,3 +173,15 @@ def _broadcast_pair(a_shape, b_shape):
         raise
 
 
+def _expand_check(vshape, dshape, tname):
+    """PyTorch's errors of expanding a tensor of shape vshape to dshape (`tname` is its type name in the message)."""
+    if len(vshape) > len(dshape):
+        raise RuntimeError(f"expand({tname}{{{_lst(vshape)}}}, size={_lst(dshape)}): the number "
+                           f"of sizes provided ({len(dshape)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(vshape)})")
+    lead = len(dshape) - len(vshape)
+    for i, s in enumerate(vshape):
+        if s != 1 and s != dshape[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({dshape[lead + i]}) must match the existing size "
+                               f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {_lst(dshape)}.  "
+                               f"Tensor sizes: {_lst(vshape)}")

@@ -73,7 +73,7 @@ def _index_add_checks(opname, input, dim, index, source):
     if a.dtype != s.dtype:
         raise RuntimeError(f"{opname}_(): self ({_sname(a)}) and source ({_sname(s)}) must have the same scalar type")
     if not (dim == 0 or dim < s.ndim):
-        raise IndexError(f"{opname}_(): Indexing dim {dim} is out of bounds of the source tensor with dim {s.ndim}")
+        raise RuntimeError(f"{opname}_(): Indexing dim {dim} is out of bounds of the source tensor with dim {s.ndim}")
     src_n = 1 if s.ndim == 0 else s.shape[dim]
     if idx.size != src_n:
         raise RuntimeError(f"{opname}_(): Number of indices ({idx.size}) should be equal to source.size(dim): "

@@ -1,5 +1,6 @@
-"""masked_fill (+ masked_fill_) and masked_select: a bool mask, broadcast with the input, selects where a
-value is written or which elements are read (row-major order)."""
+"""masked_fill (+ masked_fill_), masked_select and masked_scatter (+ masked_scatter_): a bool mask, broadcast
+with the input, selects where a value is written, which elements are read, or where the elements of a
+source are written (all in row-major order)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +10,8 @@ from ...dtypes import CPP_NAMES as _CPP_NAME
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
-from ._common import _broadcast_pair, _fast_inplace, _lst, _out_arg, _value_scalar
-from .rules import _masked_fill_rule, _masked_select_rule
+from ._common import _broadcast_pair, _expand_check, _fast_inplace, _lst, _out_arg, _sname, _value_scalar
+from .rules import _masked_fill_rule, _masked_scatter_rule, _masked_select_rule
 
 
 class MaskedFillBackward0(Op):
@@ -134,4 +135,85 @@ def masked_select(input, mask, *, out=None):
     return _out_arg(MaskedSelectBackward0.apply(input, mask=mask, shape=shape), out)
 
 
+# -- masked_scatter ---------------------------------------------------------------------------------------------
+
+def _masked_scatter_checks(self, mask, source):
+    """masked_scatter_'s checks on self (already broadcast for the out-of-place op), in PyTorch's order."""
+    s, m = self._data, mask._data
+    if s.dtype != source._data.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_sname(s)} and {_sname(source._data)}")
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {_sname(m)}")
+    _expand_check(m.shape, s.shape, "CPUBoolType")
+    if source._data.size < np.count_nonzero(np.broadcast_to(m, s.shape)):
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+
+
+def _arg_types(name, mask, source):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' (position 2) must be Tensor, not {type(source).__name__}")
+
+
+def _masked_scatter_np(out, mask, src):
+    """out[mask] = the first mask.sum() elements of src (row-major), in place; mask broadcasts to out."""
+    m = np.broadcast_to(mask, out.shape)
+    k = int(np.count_nonzero(m))
+    if k:
+        out[m] = np.ascontiguousarray(src).reshape(-1)[:k]
+
+
+class MaskedScatterBackward0(Op):
+    @staticmethod
+    def forward(ctx, a, source, *, mask, shape):
+        ctx.save_for_backward(mask)
+        ctx.src_shape = source._data.shape
+        out = np.array(np.broadcast_to(a._data, shape))
+        _masked_scatter_np(out, mask._data, source._data)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (mask,) = ctx.saved_tensors
+        gs = None
+        if ctx.needs_input_grad[1]:   # PyTorch's masked_scatter_backward: selected grads, zero-padded
+            sel = masked_select(g, mask)
+            n = int(np.prod(ctx.src_shape))
+            if sel.numel() < n:
+                zeros = Tensor._make(np.zeros(n, g._data.dtype))
+                sel = zeros.index_copy(0, Tensor._make(np.arange(sel.numel(), dtype=np.int64)), sel)
+            gs = sel.reshape(ctx.src_shape)
+        return g.masked_fill(mask, 0), gs
+
+
+@register(category="indexing", methods=("masked_scatter",), kind="scatter", rule=_masked_scatter_rule, cli=True,
+          cli_example="tensorcli masked-scatter '[[1,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' "
+                      "--source '[10,20,30,40]' --explain")
+def masked_scatter(input, mask, source):
+    """Copy of input (broadcast with mask) with the elements of source written, in row-major order, where the
+    bool mask is True: the n-th True position gets source.flatten()[n]."""
+    _arg_types("masked_scatter", mask, source)
+    shape = _broadcast_pair(mask._data.shape, input._data.shape)
+    probe = Tensor._make(np.broadcast_to(input._data, shape))
+    _masked_scatter_checks(probe, mask, source)
+    return MaskedScatterBackward0.apply(input, source, mask=mask, shape=shape)
+
+
+def _masked_scatter_direct(self, mask, source):
+    _masked_scatter_np(self._data, mask._data, source._data)
+
+
+_masked_scatter_inplace = _fast_inplace(masked_scatter, "masked_scatter_", _masked_scatter_direct)
+
+
+def masked_scatter_(self, mask, source):
+    """In-place masked_scatter: mask must broadcast to self's shape."""
+    _arg_types("masked_scatter_", mask, source)
+    _masked_scatter_checks(self, mask, source)
+    return _masked_scatter_inplace(self, mask, source)
+
+
+registry.add_inplace("masked_scatter", "masked_scatter_", masked_scatter_)
 

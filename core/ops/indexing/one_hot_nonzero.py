@@ -1,5 +1,9 @@
-"""nonzero / argwhere (coordinates of the nonzero elements) and one_hot."""
+"""nonzero / argwhere (coordinates of the nonzero elements), unravel_index (coordinates of flat indices)
+and one_hot."""
 from __future__ import annotations
+
+import itertools
+import operator
 
 import numpy as np
 
@@ -61,4 +65,40 @@ def one_hot(tensor, num_classes=-1):
     return Tensor._make(out)
 
 
+def _unravel_shape(shape):
+    """torch.unravel_index's checks of `shape` (TypeError / ValueError, as torch._check_type/_check_value)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    elif isinstance(shape, (tuple, list)):
+        for d in shape:
+            if not isinstance(d, (int, np.integer)):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+        shape = tuple(int(d) for d in shape)
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    return shape
+
+
+@register(category="indexing", cli=True, cli_params={"indices": "tensor"},
+          cli_example="tensorcli unravel-index '[5,7,-1]' --shape 3,4")
+def unravel_index(indices, shape):
+    """Coordinates (one int64 tensor per dim of shape, each shaped like indices) of flat row-major indices
+    into a tensor of `shape`; computed as torch does: (indices // strides) % shape, so negative and
+    too-large indices wrap around."""
+    if not isinstance(indices, Tensor):
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    a = indices._data
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {_dt._FROM_NP[a.dtype]}")
+    shape = _unravel_shape(shape)
+    if not shape:
+        return ()
+    coefs = list(itertools.accumulate(reversed(shape[1:] + (1,)), operator.mul))[::-1]
+    if a.size and 0 in shape:
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore"):
+        res = np.floor_divide(a.astype(np.int64)[..., None], np.array(coefs, np.int64)) % np.array(shape, np.int64)
+    return tuple(Tensor._make(res[..., k]) for k in range(len(shape)))
 

@@ -155,3 +155,55 @@ def _diag_embed_rule(ndim, dim=None, offset=0, dim1=-2, dim2=-1):
     return f"out{_sub(outs)} = input{_sub(v)}"
 
 
+
+
+def _index_copy_rule(ndim, dim):
+    v = _vars(ndim)
+    d = _rule_dim(ndim, dim)
+    s = list(v)
+    s[d] = f"index[{v[d]}]"
+    return f"self{_sub(s)} = source{_sub(v)}"
+
+
+def _index_reduce_rule(ndim, dim, reduce="prod", include_self=True):
+    v = _vars(ndim)
+    d = _rule_dim(ndim, dim)
+    s = list(v)
+    s[d] = f"index[{v[d]}]"
+    how = {"prod": "product", "mean": "mean", "amax": "maximum", "amin": "minimum"}.get(reduce, reduce)
+    own = "" if include_self else " (self's own value excluded)"
+    return f"self{_sub(s)} = {how} of the source{_sub(v)} reduced to it{own}"
+
+
+def _masked_scatter_rule(ndim, dim=None):
+    v = _vars(ndim)
+    return (f"out{_sub(v)} = source.flatten()[n] if {_sub(v)} is the n-th True position of mask (row-major), "
+            f"else input{_sub(v)}")
+
+
+def _put_rule(ndim, dim=None, accumulate=False):
+    return f"self.flatten()[index.flatten()[n]] {'+=' if accumulate else '='} source.flatten()[n]"
+
+
+def _select_scatter_rule(ndim, dim=0, index=0):
+    v = _vars(max(int(ndim) - 1, 1))
+    d = _rule_dim(ndim, dim)
+    s = list(v)[:max(int(ndim) - 1, 0)]
+    s.insert(d, str(index))
+    src = v[:max(int(ndim) - 1, 0)]
+    return f"out{_sub(s)} = src{_sub(src)}"
+
+
+def _slice_scatter_rule(ndim, dim=0, start=None, end=None, step=1):
+    v = _vars(ndim)
+    d = _rule_dim(ndim, dim)
+    s = list(v)
+    start = 0 if start is None else start
+    pos = v[d] if step == 1 else f"{step} * {v[d]}"
+    s[d] = pos if start == 0 else f"{start} + {pos}" if start > 0 else f"input.size({d}) - {-start} + {pos}"
+    return f"out{_sub(s)} = src{_sub(v)}"
+
+
+def _diagonal_scatter_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
+    lhs, rhs = _diagonal_rule(ndim, dim, offset, dim1, dim2).split(" = ")
+    return f"out{rhs[len('input'):]} = src{lhs[len('out'):]}"

@@ -11,7 +11,7 @@ from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from .. import registry
 from ..inplace import VIEW_LEAF_INPLACE_MSG, check_inplace
-from ._common import _OVERLAP_MSG, _lst, _ranges_overlap, _value_scalar
+from ._common import _OVERLAP_MSG, _expand_check, _ranges_overlap, _value_scalar
 from .advanced import (CopyBackwards, CopySlices, FillBackward3, IndexPutBackward0, _check_put_value, _dtype_match,
                        _np_adv_tuple, _positions_shape, _prep_adv, _strip_leading_ones, _write_inplace)
 from .getitem import _Parsed, _parse
@@ -29,20 +29,6 @@ def _setitem_value(self, value):
         with np.errstate(all="ignore"):
             return Tensor._make(np.asarray(value).astype(self._data.dtype))
     raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}")
-
-
-def _expand_check(vshape, dshape, tname):
-    """PyTorch's expand(value, dst) error messages for setitem."""
-    if len(vshape) > len(dshape):
-        raise RuntimeError(f"expand({tname}{{{_lst(vshape)}}}, size={_lst(dshape)}): the number "
-                           f"of sizes provided ({len(dshape)}) must be greater or equal to the number of dimensions "
-                           f"in the tensor ({len(vshape)})")
-    lead = len(dshape) - len(vshape)
-    for i, s in enumerate(vshape):
-        if s != 1 and s != dshape[lead + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({dshape[lead + i]}) must match the existing size "
-                               f"({s}) at non-singleton dimension {lead + i}.  Target sizes: {_lst(dshape)}.  "
-                               f"Tensor sizes: {_lst(vshape)}")
 
 
 def _setitem(self, index, value):
