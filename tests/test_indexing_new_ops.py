@@ -401,3 +401,65 @@ def test_cli_command_json_result_matches_torch(torch, argv, ref):
     for g, w in zip(got if isinstance(want, tuple) else [got], want if isinstance(want, tuple) else [want]):
         assert g["shape"] == list(w.shape) and g["dtype"] == str(w.dtype).replace("torch.", "")
         assert g["data"] == w.tolist()
+
+
+# -- blocked gather / scatter kernels (flat offsets per block of index rows) ------------------------------------------
+
+BLOCKED = [
+    ("gather_dim1", lambda L, x, i: L.gather(x, 1, i), (37, 29), (37, 23), 1),
+    ("gather_dim0", lambda L, x, i: L.gather(x, 0, i), (37, 29), (41, 29), 0),
+    ("gather_3d_smaller_index", lambda L, x, i: L.gather(x, 2, i), (9, 7, 11), (8, 5, 13), 2),
+    ("gather_3d_dim0", lambda L, x, i: L.gather(x, 0, i), (9, 7, 11), (12, 6, 10), 0),
+    ("gather_transposed_input", lambda L, x, i: L.gather(x.t(), 1, i), (29, 37), (37, 23), 1),
+    ("scatter_dim1", lambda L, x, i: x.clone().scatter_(1, i, x.clone()[:, :23] * 2), (37, 29), (37, 23), 1),
+    ("scatter_dim0_value", lambda L, x, i: x.clone().scatter_(0, i, 1.5), (37, 29), (30, 29), 0),
+    ("scatter_3d", lambda L, x, i: x.clone().scatter_(1, i, x.clone() + 1), (9, 7, 11), (8, 5, 10), 1),
+    ("scatter_add_dim1", lambda L, x, i: x.clone().scatter_add_(1, i, x.clone()[:, :23]), (37, 29), (37, 23), 1),
+    ("scatter_add_dim0", lambda L, x, i: x.clone().scatter_add_(0, i, x.clone()[:30]), (37, 29), (30, 29), 0),
+    ("scatter_add_transposed_self", lambda L, x, i: x.clone().t().scatter_add_(1, i, x.clone().t()[:, :20]),
+     (29, 37), (37, 20), 1),
+    ("scatter_add_int32_index", lambda L, x, i: x.clone().scatter_add_(1, i.int(), x.clone()[:, :23]), (37, 29),
+     (37, 23), 1),
+    ("scatter_reduce_amax", lambda L, x, i: x.scatter_reduce(1, i, x[:, :23] * 3, "amax", include_self=False),
+     (37, 29), (37, 23), 1),
+]
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 16])
+@pytest.mark.parametrize("name,fn,xshape,ishape,dim", BLOCKED, ids=[c[0] for c in BLOCKED])
+def test_blocked_kernels_are_bitwise_equal_to_torch(torch, monkeypatch, block, name, fn, xshape, ishape, dim):
+    from core.ops.indexing import kernels
+    monkeypatch.setattr(kernels, "_BLOCK", block)
+    x = arr(*xshape, seed=7)
+    size = x.T.shape[dim] if "transposed" in name else xshape[dim]
+    i = np.random.default_rng(8).integers(0, size, ishape)
+    r = [fn(L, L.tensor(x), L.tensor(i)) for L in (core, torch)]
+    assert r[0].shape == tuple(r[1].shape) and str(r[0].dtype) == str(r[1].dtype)
+    np.testing.assert_array_equal(r[0]._data, r[1].numpy())
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 16])
+@pytest.mark.parametrize("op", ["scatter_", "scatter_add_"])
+@pytest.mark.parametrize("dim,bad", [(1, (20, 3)), (0, (11, 5)), (1, (0, 0))])
+def test_out_of_bounds_scatter_writes_the_elements_before_it_like_torch(torch, monkeypatch, block, op, dim, bad):
+    from core.ops.indexing import kernels
+    monkeypatch.setattr(kernels, "_BLOCK", block)
+    i = np.random.default_rng(9).integers(0, 29 if dim == 1 else 37, (30, 23))
+    i[bad] = -1 if bad == (11, 5) else 99
+    res = []
+    for L in (core, torch):
+        y = L.zeros(37, 29)
+        with pytest.raises(RuntimeError) as e:
+            getattr(y, op)(dim, L.tensor(i), L.ones(30, 23))
+        res.append((str(e.value), y))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_array_equal(res[0][1]._data, res[1][1].numpy())
+
+
+def test_gather_out_of_bounds_in_a_later_block_raises_torchs_error(torch, monkeypatch):
+    from core.ops.indexing import kernels
+    monkeypatch.setattr(kernels, "_BLOCK", 64)
+    i = np.zeros((40, 8), np.int64)
+    i[33, 2], i[35, 0] = 8, -3
+    compare(torch, lambda L, x: x.gather(1, L.tensor(i)), [arr(40, 8)])
+    compare(torch, lambda L, x: x.t().gather(1, L.tensor(i)), [arr(8, 40)])

@@ -13,8 +13,8 @@ from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from .. import registry
 from ..registry import register
-from ._common import (_INT_IDX, _assert_no_overlap, _fast_inplace, _first_bad, _lst, _nonempty_dim, _nonempty_size,
-                      _out_arg, _out_of_range, _value_scalar)
+from ._common import (_INT_IDX, _assert_no_overlap, _fast_inplace, _lst, _nonempty_dim, _nonempty_size, _out_arg,
+                      _value_scalar)
 from .kernels import _gather_np, _scatter_apply
 from .rules import _gather_rule, _scatter_add_rule, _scatter_rule
 
@@ -37,10 +37,7 @@ def _gather_checks(opname, input, dim, index):
         if d != dim and _nonempty_size(idx, d) > _nonempty_size(a, d):
             raise RuntimeError(f"Size does not match at dimension {d} expected index {_lst(idx.shape)} to be no "
                                f"larger than self {_lst(a.shape)} apart from dimension {dim}")
-    size = _nonempty_size(a, dim)
-    if _out_of_range(idx, size, False):
-        raise RuntimeError(f"index {_first_bad(idx, 0, size)} is out of bounds for dimension {dim} with size {size}")
-    return dim, idx
+    return dim, idx   # bounds: checked by the kernel, block by block
 
 
 class GatherBackward0(Op):
@@ -124,10 +121,7 @@ def _scatter_checks(input, dim, index, src):
     elif wrong:
         raise RuntimeError(f"Expected index {_lst(idx.shape)} to be no larger than self {_lst(a.shape)} apart from "
                            f"dimension {dim}")
-    size = _nonempty_size(a, dim)
-    if _out_of_range(idx, size, False):
-        raise RuntimeError(f"index {_first_bad(idx, 0, size)} is out of bounds for dimension {dim} with size {size}")
-    return dim, idx
+    return dim, idx   # bounds: checked by the kernel, block by block
 
 
 class ScatterBackward0(Op):

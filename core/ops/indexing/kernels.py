@@ -1,6 +1,7 @@
 """NumPy kernels of the gather/scatter family on flat C-order offsets (`np.take` on the raveled array, fancy
 assignment, `np.add.at` on 1-D flat indices) instead of `take_along_axis` / multi-dimensional `ufunc.at`.
-Indices reaching these kernels are already validated (bounds checked, negatives wrapped where allowed)."""
+gather/scatter kernels work block by block of index rows in a reused offsets buffer and check the bounds per block
+(PyTorch's errors, raised where its kernel raises); the other kernels get validated indices."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,32 +37,104 @@ def _src_region(src, ishape):
     return src[tuple(slice(0, s) for s in ishape)]
 
 
+_BLOCK = 65536   # index elements per block: its int64 offsets (512 KiB) stay in L2 across the block's passes
+_UFUNCS = {"add": np.add, "multiply": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _bounds_error(value, dim, size):
+    return RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+def _row_base(shape, dim, ishape):
+    """Offsets (C order, into an array of `shape`) from every coordinate of an index block of shape `ishape`
+    except `dim` (rows of the block count from 0; the caller shifts the flat array by the block's first row)."""
+    st = _c_strides(shape)
+    base = np.zeros(ishape, np.int64)
+    for d in range(len(ishape)):
+        if d != dim and ishape[d] > 1:
+            along = [-1 if k == d else 1 for k in range(len(ishape))]
+            base += (np.arange(ishape[d], dtype=np.int64) * st[d]).reshape(along)
+    return base
+
+
+def _blocks(shape, dim, idx):
+    """Flat offsets of idx along `dim` (into a C-contiguous array of `shape`), block by block of idx rows (axis 0),
+    built in one reused int64 buffer. Yields (r0, r1, shift, offsets, bad): offsets address the raveled array
+    from element `shift` on; bad is None, or (C-order position in the block, value) of the block's first index
+    outside [0, shape[dim]) - the caller handles the elements before it, then raises, as PyTorch's kernel does."""
+    size = shape[dim]
+    rows = idx.shape[0]
+    step = max(1, min(rows, _BLOCK // max(1, idx.size // max(rows, 1))))
+    base = _row_base(shape, dim, (step,) + idx.shape[1:])
+    buf = np.empty(base.shape, np.int64)
+    row_stride, stride = _c_strides(shape)[0], _c_strides(shape)[dim]
+    unsigned = np.uint64 if idx.dtype.itemsize == 8 else np.uint32
+    for r0 in range(0, rows, step):
+        blk = idx[r0:r0 + step]
+        k = blk.shape[0]
+        off = buf[:k]
+        bad = None
+        if blk.view(unsigned).max() >= size:   # one pass: negative entries are huge when viewed unsigned
+            flat = blk.reshape(-1)
+            p = int(np.flatnonzero((flat < 0) | (flat >= size))[0])
+            bad = (p, int(flat[p]))
+        if stride == 1:
+            np.add(blk, base[:k], out=off)
+        else:
+            np.multiply(blk, stride, out=off)
+            off += base[:k]
+        yield r0, r0 + k, (0 if dim == 0 else r0 * row_stride), off, bad
+
+
 def _gather_np(a, dim, idx):
-    """out[p] = a[p with p[dim] = idx[p]] for validated idx (0 <= idx < a.shape[dim]); a is >= 1-d."""
+    """out[p] = a[p with p[dim] = idx[p]] (a is >= 1-d, idx has a's rank); RuntimeError for an index outside
+    [0, a.shape[dim]). C-contiguous a: `np.take` on the raveled array per block of flat offsets."""
     if idx.size == 0:
         return np.empty(idx.shape, a.dtype)
-    if a.flags.c_contiguous:
-        return np.take(a.reshape(-1), _flat_along(a.shape, dim, idx), mode="wrap")
-    sub = a[tuple(slice(None) if d == dim else slice(0, idx.shape[d]) for d in range(a.ndim))]
-    return np.take_along_axis(sub, idx, dim)
+    if not a.flags.c_contiguous:
+        for _, _, _, _, bad in _blocks(a.shape, dim, idx):
+            if bad is not None:
+                raise _bounds_error(bad[1], dim, a.shape[dim])
+        sub = a[tuple(slice(None) if d == dim else slice(0, idx.shape[d]) for d in range(a.ndim))]
+        return np.take_along_axis(sub, idx, dim)
+    out = np.empty(idx.shape, a.dtype)
+    av = a.reshape(-1)
+    for r0, r1, shift, off, bad in _blocks(a.shape, dim, idx):
+        if bad is not None:
+            raise _bounds_error(bad[1], dim, a.shape[dim])
+        np.take(av[shift:], off, out=out[r0:r1], mode="wrap")   # offsets are in range: 'wrap' is NumPy's fast path
+    return out
 
 
 def _scatter_np(out, dim, idx, src, how):
-    """Write src (array, index-shaped region used) or a scalar into `out` in place along dim.
-    how: 'set' | 'add' | 'multiply' | 'amax' | 'amin'."""
+    """Write src (array, index-shaped region used) or a scalar into `out` in place along dim, block by block
+    of idx rows. how: 'set' (duplicates: the last write wins) | 'add' | 'multiply' | 'amax' | 'amin'. An index
+    outside [0, out.shape[dim]) raises RuntimeError after the elements before it (C order) are written."""
     if idx.size == 0:
         return
     work, copy_back = _contiguous_target(out)
-    flat = _flat_along(work.shape, dim, idx).reshape(-1)
     wv = work.reshape(-1)
-    vals = src if np.ndim(src) == 0 else np.ascontiguousarray(_src_region(src, idx.shape)).reshape(-1)
-    if how == "set":
-        wv[flat] = vals
+    scalar = np.ndim(src) == 0
+    vals = src if scalar else _src_region(src, idx.shape)
+    ufunc = _UFUNCS.get(how)
+    try:
+        for r0, r1, shift, off, bad in _blocks(work.shape, dim, idx):
+            v = vals if scalar else vals[r0:r1]
+            if bad is not None:
+                p = bad[0]
+                _write(wv[shift:], off.reshape(-1)[:p], v if scalar else np.ascontiguousarray(v).reshape(-1)[:p], ufunc)
+                raise _bounds_error(bad[1], dim, work.shape[dim])
+            _write(wv[shift:], off, v, ufunc)
+    finally:
+        if copy_back:
+            np.copyto(out, work)
+
+
+def _write(target, off, v, ufunc):
+    if ufunc is None:
+        target[off] = v
     else:
-        ufunc = {"add": np.add, "multiply": np.multiply, "amax": np.maximum, "amin": np.minimum}[how]
-        ufunc.at(wv, flat, vals)
-    if copy_back:
-        np.copyto(out, work)
+        ufunc.at(target, off.reshape(-1), v if np.ndim(v) == 0 else np.ascontiguousarray(v).reshape(-1))
 
 
 def _scatter_apply(a, dim, idx, src, how):
