@@ -33,6 +33,8 @@ INDEX_COPY = [
     ("empty_index", lambda L, x, s: x.index_copy(0, L.zeros(0, dtype=L.long), s), [A, A[:0]]),
     ("empty_slices_skip_bounds", lambda L: L.zeros(3, 0).index_copy(0, T(L, [0, 9]), L.ones(2, 0)), []),
     ("int", lambda L: T(L, [[1, 2], [3, 4]]).index_copy(0, T(L, [1]), T(L, [[7, 8]])), []),
+    ("inplace_grad", lambda L, x, s: (x * 1).index_copy_(1, T(L, [3, 1]), s), [A, A[:, :2] * 2]),
+    ("inplace_transposed_no_grad", lambda L, s: L.zeros(4, 3).t().index_copy_(1, T(L, [3, 1]), s), [A[:, :2]]),
     ("err_oob", lambda L, x, s: x.index_copy(1, T(L, [0, 5]), s), [A, A[:, :2]]),
     ("err_negative", lambda L, x, s: x.index_copy(1, T(L, [0, -1]), s), [A, A[:, :2]]),
     ("err_int32_index", lambda L, x, s: x.index_copy(1, T(L, [0, 2], "int32"), s), [A, A[:, :2]]),
@@ -61,6 +63,9 @@ INDEX_REDUCE = [
     ("dim0_int32_index", lambda L, x, s: x.index_reduce(0, T(L, [2, 0], "int32"), s, "mean"), [A, A[:2]]),
     ("3d", lambda L, x, s: L.index_reduce(x, -1, T(L, [3, 3]), s, "amin"), [A3, A3[..., :2]]),
     ("zero_dim_self", lambda L, x, s: x.index_reduce(0, T(L, [0]), s, "amax"), [S, S * 2]),
+    ("inplace_grad", lambda L, x, s: (x * 1).index_reduce_(1, T(L, [3, 3]), s, "prod"), [POS, POS[:, :2]]),
+    ("inplace_transposed_no_grad", lambda L, s: L.ones(4, 3).t().index_reduce_(1, T(L, [3, 3]), s, "mean"),
+     [A[:, :2]]),
     ("empty_index", lambda L, x: x.index_reduce(0, L.zeros(0, dtype=L.long), L.zeros(0, 4), "amax"), [A]),
     ("int_mean_floor", lambda L: T(L, [-7, 7, 9]).index_reduce(0, T(L, [0, 0, 2]), T(L, [2, 3, 4]), "mean"), []),
     ("uint8_amin", lambda L: T(L, [5, 7, 9], "uint8").index_reduce(0, T(L, [0, 0, 2]), T(L, [2, 3, 4], "uint8"),
@@ -72,6 +77,10 @@ INDEX_REDUCE = [
     ("err_oob", lambda L, x, s: x.index_reduce(1, T(L, [0, 5]), s, "prod"), [A, A[:, :2]]),
     ("err_oob_empty_slices", lambda L: L.zeros(0, 3).index_reduce(1, T(L, [5]), L.ones(0, 1), "prod"), []),
     ("err_negative", lambda L, x, s: x.index_reduce(1, T(L, [0, -1]), s, "prod"), [A, A[:, :2]]),
+    ("err_oob_noself", lambda L, x, s: x.index_reduce(1, T(L, [0, 5]), s, "mean", include_self=False), [A, A[:, :2]]),
+    ("err_negative_noself", lambda L, x, s: x.index_reduce(1, T(L, [0, -1]), s, "amax", include_self=False),
+     [A, A[:, :2]]),
+    ("err_oob_noself_1d", lambda L: L.zeros(1).index_reduce(0, T(L, [1]), L.ones(1), "prod", include_self=False), []),
     ("err_2d_index", lambda L, x, s: x.index_reduce(1, T(L, [[0, 1]]), s, "prod"), [A, A[:, :2]]),
     ("err_dtype", lambda L, x: x.index_reduce(1, T(L, [0, 1]), L.ones(3, 2, dtype=L.float64), "prod"), [A]),
     ("err_count", lambda L, x, s: x.index_reduce(1, T(L, [0, 1, 2]), s, "prod"), [A, A[:, :2]]),
@@ -90,6 +99,7 @@ MASKED_SCATTER = [
     ("zero_dim", lambda L, x, s: x.masked_scatter(T(L, True), s), [S, S * 3]),
     ("int", lambda L: T(L, [0, 0]).masked_scatter(T(L, [False, True]), T(L, [3])), []),
     ("inplace_grad", lambda L, x, s: (x * 1).masked_scatter_(T(L, A > 0), s), [A, arr(12, seed=5)]),
+    ("inplace_transposed_no_grad", lambda L, s: L.zeros(4, 3).t().masked_scatter_(T(L, A > 0), s), [arr(12, seed=5)]),
     ("inplace_broadcast_mask", lambda L, s: L.zeros(2, 3).masked_scatter_(T(L, [True, False, True]), s),
      [arr(6, seed=5)]),
     ("inplace_zero_dim", lambda L: L.zeros(()).masked_scatter_(T(L, True), T(L, [4.])), []),
@@ -114,6 +124,8 @@ PUT = [
     ("accumulate", lambda L, x, s: x.put(T(L, [1, 1, -1]), s, accumulate=True), [A, arr(3, seed=5)]),
     ("accumulate_positional", lambda L, x, s: x.put(T(L, [1, 1, -1]), s, True), [A, arr(3, seed=5)]),
     ("transposed_self", lambda L, x, s: x.t().put(T(L, [1, 3]), s), [A, arr(2, seed=5)]),
+    ("transposed_self_accumulate", lambda L, x, s: x.t().put(T(L, [1, 1, 7]), s, True), [A, arr(3, seed=5)]),
+    ("inplace_transposed_no_grad", lambda L, s: L.zeros(3, 4).t().put_(T(L, [1, -1, 5]), s), [arr(3, seed=5)]),
     ("zero_dim", lambda L, x, s: x.put(T(L, [-1]), s), [S, np.ones(1, np.float32)]),
     ("empty", lambda L: L.zeros(0).put(L.zeros(0, dtype=L.long), L.zeros(0)), []),
     ("int_accumulate", lambda L: L.zeros(3, dtype=L.int32).put(T(L, [0, 0]), T(L, [1, 2], "int32"), True), []),
@@ -463,3 +475,54 @@ def test_gather_out_of_bounds_in_a_later_block_raises_torchs_error(torch, monkey
     i[33, 2], i[35, 0] = 8, -3
     compare(torch, lambda L, x: x.gather(1, L.tensor(i)), [arr(40, 8)])
     compare(torch, lambda L, x: x.t().gather(1, L.tensor(i)), [arr(8, 40)])
+
+
+# -- random shapes (hypothesis) -------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def slab_case(draw):
+    """input, dim, a 1-D index along dim (sometimes out of bounds) and a matching source."""
+    nd = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=nd, max_size=nd)))
+    dim = draw(st.integers(-nd, nd - 1))
+    n = draw(st.integers(0, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
+    hi = shape[dim] + (1 if draw(st.integers(0, 5)) == 0 else 0)
+    idx = rng.integers(0, hi, n)
+    sshape = list(shape)
+    sshape[dim] = n
+    return rng.standard_normal(shape).astype(np.float32), dim, idx, rng.standard_normal(sshape).astype(np.float32)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@SETTINGS
+@given(case=slab_case(), how=st.sampled_from(["copy", "prod", "mean", "amax", "amin"]), include_self=st.booleans())
+def test_index_copy_and_reduce_random(torch, case, how, include_self):
+    x, dim, idx, src = case
+    if how == "copy":
+        idx = np.unique(idx)[:src.shape[dim]]   # distinct indices: torch leaves duplicates' order undefined
+        src = src[(slice(None),) * (dim % x.ndim) + (slice(0, len(idx)),)]
+        compare(torch, lambda L, a, s: a.index_copy(dim, L.tensor(idx), s), [x, src])
+    else:
+        compare(torch, lambda L, a, s: a.index_reduce(dim, L.tensor(idx), s, how, include_self=include_self), [x, src])
+
+
+@SETTINGS
+@given(case=slab_case(), accumulate=st.booleans(), start=st.integers(-5, 5), step=st.integers(1, 3))
+def test_put_and_slice_scatter_random(torch, case, accumulate, start, step):
+    x, dim, idx, _ = case
+    flat = np.random.default_rng(int(idx.sum())).integers(-x.size, x.size + (len(idx) == 3), len(idx))
+    if not accumulate:
+        flat = np.unique(flat % x.size)
+    vals = np.arange(len(flat), dtype=np.float32) + 1
+    compare(torch, lambda L, a, v: a.put(L.tensor(flat), v, accumulate), [x, vals])
+    d = dim % x.ndim
+    n = len(range(*slice(start, None, step).indices(x.shape[d])))
+    src = np.ones(x.shape[:d] + (n,) + x.shape[d + 1:], np.float32) * 7
+    compare(torch, lambda L, a, s: a.slice_scatter(s, dim, start, None, step), [x, src])

@@ -108,8 +108,9 @@ _BETA_WARNING = "index_reduce() is in beta and the API may change at any time."
 _warned = []
 
 
-def _index_reduce_checks(input, dim, index, source, reduce):
-    """PyTorch's order: the reduce name, index_add's meta checks, then the bounds (always IndexError)."""
+def _index_reduce_checks(input, dim, index, source, reduce, include_self):
+    """PyTorch's order: the reduce name, index_add's meta checks, then the bounds (IndexError): with
+    include_self=False torch first index_fill_s the indexed slices, whose check allows negative indices."""
     if not isinstance(source, Tensor):
         raise TypeError(f"index_reduce(): argument 'source' (position 3) must be Tensor, not "
                         f"{type(source).__name__}")
@@ -121,7 +122,10 @@ def _index_reduce_checks(input, dim, index, source, reduce):
     d, idx = _index_add_checks("index_reduce", input, dim, index, source)
     if input._data.dtype == np.bool_:
         raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
-    if _out_of_range(idx, _nonempty_size(input._data, d), False):
+    size = _nonempty_size(input._data, d)
+    if not include_self and _out_of_range(idx, size, True):
+        raise IndexError(f"index {_first_bad(idx, -size, size)} is out of bounds for dimension {d} with size {size}")
+    if _out_of_range(idx, size, False):
         raise IndexError("index out of range in self")
     return d, idx.reshape(-1)
 
@@ -198,14 +202,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 
     include_self=False leaves input's own values out at the indexed slices. Gradients as PyTorch's:
     amax/amin split the gradient evenly among all elements equal to the result."""
-    d, idx = _index_reduce_checks(input, dim, index, source, reduce)
+    d, idx = _index_reduce_checks(input, dim, index, source, reduce, include_self)
     r = IndexReduceBackward0.apply(input, source, d, index=index, idx=idx, reduce=reduce,
                                    include_self=bool(include_self))
     return _out_arg(r, out)
 
 
 def _index_reduce_direct(self, dim, index, source, reduce, *, include_self=True):
-    d, idx = _index_reduce_checks(self, dim, index, source, reduce)
+    d, idx = _index_reduce_checks(self, dim, index, source, reduce, include_self)
     _assert_no_overlap(self._data, index._data, source._data)
     np.copyto(self._data, _index_reduce_np(self._data, d, idx, source._data, reduce, bool(include_self)))
 
