@@ -143,6 +143,7 @@ SCATTER_VIEWS = [
     ("select_dim0", lambda L, x, s: x.select_scatter(s, 0, 1), [A, A[0] * 2]),
     ("select_neg_index", lambda L, x, s: L.select_scatter(x, s, dim=1, index=-1), [A, A[:, 0] * 2]),
     ("select_3d", lambda L, x, s: x.select_scatter(s, -1, 2), [A3, A3[..., 0] + 1]),
+    ("select_1d", lambda L, x, s: x.select_scatter(s, 0, -2), [A[0], S]),
     ("select_cast_src", lambda L, x, s: x.select_scatter(s.double(), 0, 1), [A, A[0] * 2]),
     ("select_int_src", lambda L, x: x.select_scatter(L.ones(4, dtype=L.long), 0, 1), [A]),
     ("err_select_oob", lambda L, x, s: x.select_scatter(s, 0, 3), [A, A[0]]),
@@ -526,3 +527,23 @@ def test_put_and_slice_scatter_random(torch, case, accumulate, start, step):
     n = len(range(*slice(start, None, step).indices(x.shape[d])))
     src = np.ones(x.shape[:d] + (n,) + x.shape[d + 1:], np.float32) * 7
     compare(torch, lambda L, a, s: a.slice_scatter(s, dim, start, None, step), [x, src])
+
+
+@SETTINGS
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), seed=st.integers(0, 2 ** 16),
+       extra=st.integers(-1, 2), dim=st.integers(-3, 2), offset=st.integers(-3, 3))
+def test_masked_select_and_diagonal_scatter_random(torch, shape, seed, extra, dim, offset):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    mask = rng.random(shape[-1 if extra < 0 else 0:]) > 0.5     # sometimes only the last dim: broadcasts
+    k = int(np.count_nonzero(np.broadcast_to(mask, x.shape)))
+    src = rng.standard_normal(max(0, k + extra)).astype(np.float32)   # extra < 0: too short, an error
+    compare(torch, lambda L, a, s: a.masked_scatter(L.tensor(mask), s), [x, src])
+    if len(shape) > 1 or dim in (-1, 0):
+        d = dim % len(shape) if -len(shape) <= dim < len(shape) else 0
+        sel = rng.standard_normal(x.shape[:d] + x.shape[d + 1:]).astype(np.float32)
+        i = int(rng.integers(-x.shape[d], x.shape[d]))
+        compare(torch, lambda L, a, s: a.select_scatter(s, d, i), [x, sel])
+    if len(shape) >= 2:
+        dshape = np.diagonal(x, offset, 0, 1).shape if abs(offset) < 5 else ()
+        compare(torch, lambda L, a, s: a.diagonal_scatter(s, offset), [x, np.ones(dshape, np.float32)])

@@ -71,7 +71,7 @@ def select_scatter(input, src, dim, index):
     i = int(index)
     if i < -size or i >= size:
         raise IndexError(f"select(): index {i} out of range for tensor of size {_lst(a.shape)} at dimension {d}")
-    key = (slice(None),) * d + (i + size if i < 0 else i,)
+    key = (slice(None),) * d + (i + size if i < 0 else i, Ellipsis)   # Ellipsis: a 0-d view, not a scalar
     _check_region(a.shape[:d] + a.shape[d + 1:], src)
     return SelectScatterBackward0.apply(input, src, region=lambda x: x[key], grad_region=lambda g: g.select(d, i),
                                         scatter=lambda g, z: select_scatter(g, z, d, i))
