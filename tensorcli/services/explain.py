@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import CliError
-from .io import c_order as _c_order
+from ..errors import CliError
+from ..io import c_order as _c_order, json_scalar
+from .explain_rule import Cell, Eval, bind, find_ref, index_lookups, parse_rule, pattern
+from .text import fmt_value
 
 # Operands whose values flow into the output; anything else tensor-valued steers (index, mask...).
 DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
@@ -46,233 +48,6 @@ BATCH = 50                # powers of two per probe run (exact in float64)
 MAX_PROBE_ELEMENTS = 20000
 MAX_ONEHOT_ELEMENTS = 1000
 MAX_EXPLAIN_ELEMENTS = 200_000
-
-
-# -- formula parsing --------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(\+=|//|[\[\]()+\-*/%=,]))")
-
-
-class _Parser:
-    def __init__(self, text):
-        self.toks = []
-        pos = 0
-        text = text.strip()
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if not m or m.end() == pos:
-                raise ValueError(f"cannot parse formula at {text[pos:]!r}")
-            num, name, op = m.groups()
-            self.toks.append(("num", int(num)) if num else ("name", name) if name else ("op", op))
-            pos = m.end()
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
-        self.i = 0
-
-    def peek(self):
-        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
-
-    def take(self, kind=None, value=None):
-        t = self.peek()
-        if t[0] is None or (kind and t[0] != kind) or (value is not None and t[1] != value):
-            raise ValueError(f"unexpected {t[1]!r} in formula")
-        self.i += 1
-        return t
-
-    def formula(self):
-        lhs = self.expr()
-        if self.peek() == ("op", "+="):  # 'out[...] += src[...]'
-            self.take()
-        else:
-            self.take("op", "=")
-        rhs = self.expr()
-        if self.peek()[0] is not None:
-            raise ValueError("trailing text in formula")
-        return lhs, rhs
-
-    def expr(self):
-        node = self.term()
-        while self.peek() in (("op", "+"), ("op", "-")):
-            op = self.take()[1]
-            node = ("bin", op, node, self.term())
-        return node
-
-    def term(self):
-        node = self.factor()
-        while self.peek() in (("op", "*"), ("op", "//"), ("op", "%"), ("op", "/")):
-            op = self.take()[1]
-            node = ("bin", "//" if op == "/" else op, node, self.factor())
-        return node
-
-    def factor(self):
-        t = self.peek()
-        if t == ("op", "-"):
-            self.take()
-            return ("neg", self.factor())
-        if t == ("op", "("):
-            self.take()
-            node = self.expr()
-            self.take("op", ")")
-            return node
-        if t[0] == "num":
-            self.take()
-            return ("num", t[1])
-        if t[0] == "name":
-            self.take()
-            if self.peek() == ("op", "("):  # reduce(a, b): a call, kept for finding refs inside
-                self.take()
-                args = [self.expr()]
-                while self.peek() == ("op", ","):
-                    self.take()
-                    args.append(self.expr())
-                self.take("op", ")")
-                return ("call", t[1], args)
-            subs = []
-            while self.peek() == ("op", "["):
-                self.take()
-                subs.append(self.expr())
-                self.take("op", "]")
-            return ("ref", t[1], subs) if subs else ("var", t[1])
-        raise ValueError(f"unexpected {t[1]!r} in formula")
-
-
-def parse_rule(text):
-    """(lhs, rhs) ASTs of 'out[i][j] = input[i][index[i][j]]', or None if it does not parse.
-    A trailing comment after two spaces and '(' ('...  (row-major order)') is ignored."""
-    formula = re.split(r"\s{2,}\(", text, maxsplit=1)[0]
-    try:
-        return _Parser(formula).formula()
-    except ValueError:
-        return None
-
-
-def _pattern(node):
-    """The subscripts of a plain ref like out[i][0][j]: ['i', 0, 'j'] (distinct variables or ints), else None."""
-    if node[0] != "ref" or not all(s[0] in ("var", "num") for s in node[2]):
-        return None
-    pat = [s[1] for s in node[2]]
-    names = [p for p in pat if isinstance(p, str)]
-    return pat if len(set(names)) == len(names) else None
-
-
-def _bind(pat, coords, lead=None):
-    """Variables of `pat` bound to coords (a leading output number first when the pattern has one
-    more subscript); None when the pattern does not describe this cell."""
-    if pat is None:
-        return None
-    coords = list(coords)
-    if lead is not None and len(pat) == len(coords) + 1:
-        coords = [lead] + coords
-    if len(pat) != len(coords):
-        return None
-    env = {}
-    for p, c in zip(pat, coords):
-        if isinstance(p, int):
-            if p != c:
-                return None
-        else:
-            env[p] = int(c)
-    return env
-
-
-class _Cell:
-    def __init__(self, name, coords):
-        self.name, self.coords = name, tuple(coords)
-
-    def __repr__(self):
-        return self.name + "".join(f"[{c}]" for c in self.coords)
-
-
-class _Eval:
-    """Evaluate a parsed formula with bound loop variables and the call's index operands."""
-
-    def __init__(self, env, lookup):
-        self.env, self.lookup = env, lookup
-
-    def value(self, node):
-        k = node[0]
-        if k == "num":
-            return node[1]
-        if k == "var":
-            if node[1] not in self.env:
-                raise KeyError(node[1])
-            return self.env[node[1]]
-        if k == "neg":
-            return -self.value(node[1])
-        if k == "call":
-            raise TypeError("a function call in a formula")
-        if k == "bin":
-            a, b = self.value(node[2]), self.value(node[3])
-            if isinstance(a, _Cell) or isinstance(b, _Cell):
-                raise TypeError("arithmetic on a data cell")
-            return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[node[1]]
-        coords = [self.value(s) for s in node[2]]
-        if any(isinstance(c, _Cell) for c in coords):
-            raise TypeError("data cell used as an index")
-        return self.lookup(node[1], coords)
-
-    def text(self, node, top=True):
-        """The formula with numbers substituted; nested index lookups shown as index[0][1]=2."""
-        k = node[0]
-        if k == "num":
-            return str(node[1])
-        if k == "var":
-            return str(self.env.get(node[1], node[1]))
-        if k == "neg":
-            return "-" + self.text(node[1], False)
-        if k == "call":
-            return f"{node[1]}({', '.join(self.text(a, False) for a in node[2])})"
-        if k == "bin":
-            return f"{self.text(node[2], False)}{node[1]}{self.text(node[3], False)}"
-        parts = []
-        for s in node[2]:
-            t = self.text(s, False)
-            if s[0] in ("num", "var"):
-                parts.append(f"[{t}]")
-            else:
-                try:
-                    v = self.value(s)
-                    parts.append(f"[{t}={v}]")
-                except Exception:  # noqa: BLE001 - out of range: show unevaluated
-                    parts.append(f"[{t}]")
-        return node[1] + "".join(parts)
-
-
-def _find_ref(node, names):
-    """The first ref named one of `names` with a plain pattern (src[i][j] inside alpha * src[i][j])."""
-    if node[0] == "ref":
-        if node[1] in names and _pattern(node) is not None:
-            return node
-        for s in node[2]:
-            r = _find_ref(s, names)
-            if r is not None:
-                return r
-    elif node[0] in ("bin", "call"):
-        for s in (node[2:] if node[0] == "bin" else node[2]):
-            r = _find_ref(s, names)
-            if r is not None:
-                return r
-    elif node[0] == "neg":
-        return _find_ref(node[1], names)
-    return None
-
-
-def _index_lookups(node, ev, out, top=True):
-    """Collect {name: coords} for refs nested inside subscripts (index[i][j] in input[i][index[i][j]])."""
-    if node[0] == "ref":
-        if not top:
-            try:
-                out.setdefault(node[1], [int(ev.value(s)) for s in node[2]])
-            except Exception:  # noqa: BLE001
-                pass
-        for s in node[2]:
-            _index_lookups(s, ev, out, False)
-    elif node[0] == "bin":
-        _index_lookups(node[2], ev, out, False)
-        _index_lookups(node[3], ev, out, False)
-    elif node[0] == "neg":
-        _index_lookups(node[1], ev, out, False)
-    return out
 
 
 # -- the explanation ----------------------------------------------------------------------------
@@ -306,22 +81,7 @@ class Explanation:
         if not self.full():
             self.rows.append((row, line))
 
-    def lines(self, max_rows=40):
-        out = [self.header, f"rule: {self.rule}" if self.rule else
-               "rule: (no formula registered; rows come from running the op)"]
-        rows = self.rows if not max_rows else self.rows[:max_rows]
-        from .render import table_lines
-        out += table_lines([r[1] for r in rows], sep=" ")
-        if not self.total:
-            out.append("(nothing to show: no elements)")
-        left = self.total - len(rows)
-        if left > 0:
-            out.append(f"... {left} more row{'s' if left != 1 else ''} left out (--max-rows 0 shows all)")
-        out += self.notes
-        return out
-
     def to_json(self, max_rows=40):
-        from .io import json_scalar
         rows = self.rows if not max_rows else self.rows[:max_rows]
         obj = {"explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
                "explain_left_out": self.total - len(rows)}
@@ -667,15 +427,15 @@ def _lookup_fn(call):
             v, coords = v[coords[0]], coords[1:]
         if not isinstance(v, Tensor):
             if name in DATA_NAMES or name in OUT_NAMES:
-                return _Cell(name, coords)
+                return Cell(name, coords)
             raise KeyError(name)
         a = v._data
         if len(coords) != a.ndim or any(not (0 <= c < s) for c, s in zip(coords, a.shape)):
             if name in DATA_NAMES:
-                return _Cell(name, coords)
+                return Cell(name, coords)
             raise IndexError(f"{name}{_cells(coords)} out of range")
         if name in DATA_NAMES:
-            return _Cell(name, coords)
+            return Cell(name, coords)
         return int(a[tuple(coords)])
     return lookup
 
@@ -697,7 +457,7 @@ def _source_json(src):
 
 
 def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, multi, scalars):
-    pat = _pattern(parsed[0]) if parsed is not None else None
+    pat = pattern(parsed[0]) if parsed is not None else None
     mismatches = 0
     for oi, (arr, dec) in enumerate(zip(real, decoded)):
         shape = arr.shape
@@ -716,16 +476,16 @@ def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, m
                 row["output"] = oi
             src = dec[flat]
             parts = [outname + _cells(coords)]
-            env = _bind(pat, coords, oi if multi else None)
+            env = bind(pat, coords, oi if multi else None)
             if env is not None:
-                ev = _Eval(env, lookup)
+                ev = Eval(env, lookup)
                 try:
                     cell = ev.value(parsed[1])
                 except Exception:  # noqa: BLE001 - the formula does not cover this cell (e.g. a fill)
                     cell = None
-                if isinstance(cell, _Cell):
+                if isinstance(cell, Cell):
                     parts.append(ev.text(parsed[1]))
-                    idx = _index_lookups(parsed[1], ev, {})
+                    idx = index_lookups(parsed[1], ev, {})
                     if idx:
                         row["index_cells"] = idx
                     if src is not None and src[0] == "op":
@@ -756,7 +516,6 @@ def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, m
 
 
 def _fmt(v):
-    from .render import fmt_value
     return fmt_value(v)
 
 
@@ -787,22 +546,22 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
             landing.setdefault((s[0], s[1]), []).append(oc)
             writers.setdefault(flat, []).append(s)
 
-    sref = _find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
-    spat = _pattern(sref) if sref is not None else None
+    sref = find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
+    spat = pattern(sref) if sref is not None else None
     # src elements the run does not show anywhere: ask the formula where they were headed
     lost = {}
     for o in src_ops:
         for e in range(o.n):
             c = o.unravel(e)
-            env = _bind(spat, c)
+            env = bind(spat, c)
             if (o, c) in landing or env is None:
                 continue
-            ev = _Eval(env, lookup)
+            ev = Eval(env, lookup)
             try:
                 cell = ev.value(parsed[0])
             except Exception:  # noqa: BLE001 - e.g. outside index's shape: unused
                 continue
-            if isinstance(cell, _Cell) and len(cell.coords) == len(shape) and all(
+            if isinstance(cell, Cell) and len(cell.coords) == len(shape) and all(
                     0 <= x < s for x, s in zip(cell.coords, shape)):
                 lost[(o, c)] = cell.coords
                 flat = int(np.ravel_multi_index(cell.coords, shape)) if shape else 0
@@ -849,16 +608,16 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
                 if o.label != "src":
                     row["operand"] = o.label
                 sym = None
-                env = _bind(spat, c)
+                env = bind(spat, c)
                 if env is not None:
-                    ev = _Eval(env, lookup)
+                    ev = Eval(env, lookup)
                     try:
-                        ok = isinstance(ev.value(parsed[0]), _Cell)
+                        ok = isinstance(ev.value(parsed[0]), Cell)
                     except Exception:  # noqa: BLE001
                         ok = False
                     if ok:
                         sym = ev.text(parsed[0])
-                        idx = _index_lookups(parsed[0], ev, {})
+                        idx = index_lookups(parsed[0], ev, {})
                         if idx:
                             row["from"] = idx
                 dest = "out" + _cells(dc)
