@@ -14,6 +14,7 @@ specs, `tensorcli.services.run_op` turns parsed values into the op's arguments.
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass
 
 # -- parameter conventions (the one table) ------------------------------------------------
@@ -48,7 +49,21 @@ CONVENTIONS = {
     **dict.fromkeys(("out", "dtype", "sparse_grad", "layout", "device", "pin_memory", "requires_grad",
                      "memory_format", "generator", "names", "unsafe"), SKIP),
 }
-# Parameters whose meaning differs from the convention in one op (refine with cli_params instead).
+# --explain: which tensor parameters carry DATA into the output (their elements are traced) and which
+# steer (index, mask, ...). This is PyTorch's parameter naming, like CONVENTIONS, so it lives here; an
+# op whose data parameter has another name says so with register(..., cli_data=("name", ...)).
+DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
+SCALAR_DATA = ("value", "fill_value")       # a number written into the output
+OUT_NAMES = ("out", "self", "result", "output")   # names a formula uses for the output
+
+
+def data_names(info) -> tuple:
+    """The op's data parameters: DATA_NAMES plus its registration's `cli_data`."""
+    return DATA_NAMES + tuple(info.extras.get("cli_data", ()) or ())
+
+
+# TRANSITIONAL: parameters whose meaning differs from the convention in one op; the registrations
+# now say it with cli_params=, so the lead deletes this table after the merge.
 OVERRIDES = {("take_along_dim", "indices"): TENSOR, ("movedim", "source"): DIM, ("select", "index"): INT,
              ("unfold", "size"): INT, ("einsum", "args"): EQUATION}
 # Options that cannot be combined (PyTorch overloads: scatter(src) / scatter(value)).
@@ -76,8 +91,8 @@ KIND_HELP = {
 }
 TENSOR_HELP = "JSON literal ('[[1,2],[3,4]]'), a .npy/.npz[:key]/.json path, or - for stdin."
 
-# One runnable example per op command for --help (a registration's cli_example= takes precedence);
-# tests/test_cli.py runs every one of them.
+# TRANSITIONAL: one runnable example per op command for --help, used only when the registration has
+# no cli_example= (the family branches copy these into their registrations; the lead deletes this table).
 _X = "'[[1,2,3],[4,5,6]]'"
 EXAMPLES = {
     "gather": f"{_X} --dim 1 --index '[[0,2],[1,0]]' --explain",
@@ -148,36 +163,84 @@ class ParamSpec:
     pack: str | None = None   # the var-positional parameter this value goes into (einsum's *args)
 
 
+def _annotation_text(ann) -> str:
+    """An annotation as text without spaces ('Optional[int]', 'int|None', 'Sequence[int]')."""
+    if ann is _P.empty:
+        return ""
+    text = ann if isinstance(ann, str) else ann.__name__ if isinstance(ann, type) else str(ann)
+    return text.replace("typing.", "").replace(" ", "")
+
+
+def annotation_kind(ann) -> str | None:
+    """The kind an annotation asks for: Tensor, int, float, bool, str, int lists, tensor lists, and
+    Optional[...] / `X | None` of those; None when the annotation says nothing usable."""
+    text = _annotation_text(ann)
+    m = re.fullmatch(r"Optional\[(.*)\]", text)
+    optional = bool(m) or text.endswith("|None") or text.startswith("None|")
+    text = m.group(1) if m else text.replace("|None", "").replace("None|", "")
+    if text in ("Tensor", "core.Tensor", "torch.Tensor", "Number|Tensor", "Tensor|Number"):
+        return OPERAND if "Number" in text else TENSOR
+    if text in ("int", "SymInt"):
+        return INT
+    if text in ("float", "Number", "int|float", "float|int"):
+        return NUMBER
+    if text == "bool":
+        return NUMBER if optional else FLAG      # Optional[bool]: unset, true or false
+    if text == "str":
+        return STR
+    if re.fullmatch(r"(Sequence|List|list|Tuple|tuple)\[(Tensor|core\.Tensor)(,\.\.\.)?\]", text):
+        return TENSORS
+    if re.fullmatch(r"(Sequence|List|list|Tuple|tuple)\[int(,\.\.\.)?\]|_size|Size", text):
+        return INTS
+    if re.fullmatch(r"int\|(Sequence|List|list|Tuple|tuple)\[int(,\.\.\.)?\]|_int_or_tuple.*", text):
+        return DIM
+    return None
+
+
+def _default_kind(d) -> str:
+    """The kind a default value suggests (no convention, no usable annotation)."""
+    if d is _P.empty:
+        return TENSOR
+    if isinstance(d, bool):
+        return FLAG
+    if isinstance(d, int):
+        return INT
+    if isinstance(d, float):
+        return NUMBER
+    if isinstance(d, str):
+        return STR
+    if isinstance(d, (tuple, list)):
+        return INTS
+    return NUMBER
+
+
+def param_kind(info, p) -> str:
+    """One parameter's kind: the registration's cli_params, then the TRANSITIONAL table, then the
+    naming conventions, then the annotation, then the default. `_private` parameters are skipped."""
+    if p.name.startswith("_"):
+        return SKIP
+    refine = info.extras.get("cli_params", {}) or {}
+    kind = refine.get(p.name) or OVERRIDES.get((info.name, p.name)) or CONVENTIONS.get(p.name)
+    if kind is None:
+        kind = annotation_kind(p.annotation)
+        if kind == FLAG and not isinstance(p.default, bool):
+            kind = NUMBER
+    if p.kind is _P.VAR_POSITIONAL:
+        if kind in (None, INT, DIM):
+            return INTS
+        if kind == TENSOR:
+            return TENSORS
+    return kind or _default_kind(p.default)
+
+
 def classify(info) -> list[ParamSpec]:
-    """ParamSpecs for an op's signature, by convention (+ the op's cli_params refinements)."""
-    refine = dict(info.extras.get("cli_params", {}) or {})
+    """ParamSpecs for an op's signature (see `param_kind`), in signature order."""
     specs = []
     params = list(info.signature.parameters.values())
     for i, p in enumerate(params):
         if p.kind is _P.VAR_KEYWORD:
             continue
-        kind = refine.get(p.name) or OVERRIDES.get((info.name, p.name)) or CONVENTIONS.get(p.name)
-        if p.kind is _P.VAR_POSITIONAL:
-            if kind in (None, INT, DIM):
-                kind = INTS
-            elif kind == TENSOR:
-                kind = TENSORS
-        if kind is None:
-            d = p.default
-            if d is _P.empty:
-                kind = TENSOR
-            elif isinstance(d, bool):
-                kind = FLAG
-            elif isinstance(d, int):
-                kind = INT
-            elif isinstance(d, float):
-                kind = NUMBER
-            elif isinstance(d, str):
-                kind = STR
-            elif isinstance(d, (tuple, list)):
-                kind = INTS
-            else:
-                kind = NUMBER
+        kind = param_kind(info, p)
         if kind == SKIP:
             continue
         if kind == EQUATION:

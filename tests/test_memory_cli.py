@@ -205,3 +205,19 @@ def test_progress_bar_only_for_long_runs():
     assert progress_bar(2, ("grad", "no_grad"), True)[1] is None
     bar, update = progress_bar(50, ("grad",), True)
     assert bar is not None and callable(update)
+
+
+def test_spec_layers_are_the_layers_of_core_nn(torch):
+    """LAYERS come from core.nn by name: each is a torch.nn layer too (containers and losses excluded)."""
+    names = models.layer_names()
+    assert {"Linear", "Conv2d", "ReLU", "Flatten"} <= set(names)
+    for n in names:
+        assert issubclass(getattr(torch.nn, n), torch.nn.Module), n
+        assert not n.endswith("Loss") and n not in ("Sequential", "ModuleList", "ModuleDict")
+
+
+def test_layer_without_a_param_shape_rule_is_counted_when_built():
+    with pytest.raises(models.SpecError, match="unknown layer 'NoSuchLayer'"):
+        models.parse_model_spec("NoSuchLayer(3)")
+    model = models.build_model("Unfold(2) -> Identity()")
+    assert [type(m).__name__ for m in model] == ["Unfold", "Identity"]

@@ -34,14 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CliError
+from ..spec import OUT_NAMES, SCALAR_DATA, data_names
 from ..io import c_order as _c_order, json_scalar
 from .explain_rule import Cell, Eval, bind, find_ref, index_lookups, parse_rule, pattern
 from .text import fmt_value
 
 # Operands whose values flow into the output; anything else tensor-valued steers (index, mask...).
-DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
-SCALAR_DATA = ("value", "fill_value")
-OUT_NAMES = ("out", "self", "result", "output")
 SENTINEL = float(2 ** 45)  # code of a scalar `value` (outside the range of element codes)
 CODE_LO, CODE_HI = 2 ** 40, 2 ** 41
 BATCH = 50                # powers of two per probe run (exact in float64)
@@ -117,7 +115,7 @@ def _data_operands(call):
     first = True
     for s in call.specs:
         v = call.values.get(s.name)
-        is_data = s.name in DATA_NAMES or (first and s.positional)
+        is_data = s.name in data_names(call.info) or (first and s.positional)
         first = False
         if s.name in SCALAR_DATA and s.name in call.values and not isinstance(v, Tensor):
             scalars[s.name] = v
@@ -421,20 +419,22 @@ def explain(call, result, *, at=None, max_rows=0) -> Explanation:
 def _lookup_fn(call):
     from core import Tensor
 
+    data = data_names(call.info)
+
     def lookup(name, coords):
         v = call.values.get(name)
         if isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor):
             v, coords = v[coords[0]], coords[1:]
         if not isinstance(v, Tensor):
-            if name in DATA_NAMES or name in OUT_NAMES:
+            if name in data or name in OUT_NAMES:
                 return Cell(name, coords)
             raise KeyError(name)
         a = v._data
         if len(coords) != a.ndim or any(not (0 <= c < s) for c, s in zip(coords, a.shape)):
-            if name in DATA_NAMES:
+            if name in data:
                 return Cell(name, coords)
             raise IndexError(f"{name}{_cells(coords)} out of range")
-        if name in DATA_NAMES:
+        if name in data:
             return Cell(name, coords)
         return int(a[tuple(coords)])
     return lookup

@@ -1,7 +1,7 @@
 """Model specs of `tensorcli memory` and `tensorcli check`: a chain of ``core.nn`` layer calls joined
 by ``->``, e.g. ``Conv2d(3,16,3) -> ReLU() -> Flatten() -> Linear(14400,10)``.
 
-A spec is parsed, never evaluated: each layer is ``ast.parse``d, its name must be in ``LAYERS``
+A spec is parsed, never evaluated: each layer is ``ast.parse``d, its name must be a layer of ``core.nn`` (``layer_names()``)
 and its arguments literal ints, floats, bools, None, short strings, or tuples/lists of those (a
 leading ``-`` allowed). Parameter sizes are checked with ``core.creation.check_alloc`` and against
 ``MAX_MODEL_BYTES`` before anything is built.
@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import math
 import re
+
+import core
 
 from ..errors import CliError
 
@@ -50,18 +52,24 @@ def _embedding(a, k):
     return [(_arg(a, k, 0, "num_embeddings"), _arg(a, k, 1, "embedding_dim"))]
 
 
-def _none(a, k):
-    return []
-
-
-# The layers a spec may name (all in core.nn), with their parameter shapes for the size check.
-LAYERS = {
+# Parameter shapes of the layers that have parameters, from their arguments: the spec's size is
+# checked BEFORE anything is allocated, which needs these facts per layer (the registry does not
+# hold nn.Module classes). A layer with parameters that is not listed is built under the
+# allocation limit and its parameters counted as it is built (see build_model).
+PARAM_SHAPES = {
     "Linear": _linear, "Conv2d": _conv(2), "BatchNorm1d": _features, "BatchNorm2d": _features,
     "LayerNorm": _layernorm, "Embedding": _embedding,
-    "ReLU": _none, "LeakyReLU": _none, "GELU": _none, "Sigmoid": _none, "Tanh": _none, "Softmax": _none,
-    "LogSoftmax": _none, "Dropout": _none, "Identity": _none, "Flatten": _none, "Unflatten": _none,
-    "MaxPool2d": _none, "AvgPool2d": _none,
 }
+# Module classes of core.nn that are not layers of a chain: containers and losses (two inputs).
+_NOT_LAYERS = frozenset({"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"})
+
+
+def layer_names() -> list[str]:
+    """The layers a spec may name: core.nn's Module classes, minus containers and losses."""
+    nn = core.nn
+    return sorted(n for n, c in vars(nn).items()
+                  if isinstance(c, type) and issubclass(c, nn.Module) and not n.startswith("_")
+                  and n not in _NOT_LAYERS and not n.endswith("Loss"))
 
 
 class SpecError(CliError):
@@ -176,8 +184,9 @@ def parse_model_spec(spec: str) -> list:
         if not isinstance(call, ast.Call):
             raise SpecError("--model", f"{where}: expected a layer call like Linear(10, 5)")
         name = _layer_name(call.func, where)
-        if name not in LAYERS:
-            raise SpecError("--model", f"{where}: unknown layer '{name}' (known: {', '.join(sorted(LAYERS))})")
+        known = layer_names()
+        if name not in known:
+            raise SpecError("--model", f"{where}: unknown layer '{name}' (known: {', '.join(known)})")
         args = tuple(_literal(a, where) for a in call.args)
         kwargs = {}
         for kw in call.keywords:
@@ -192,11 +201,10 @@ def parse_model_spec(spec: str) -> list:
 
 def check_model_size(layers: list) -> int:
     """Refuse (SpecError) before building when a parameter, or the whole model, is too large."""
-    import core
     total = 0
     for n, (name, args, kwargs) in enumerate(layers, 1):
         try:
-            shapes = LAYERS[name](args, kwargs)
+            shapes = PARAM_SHAPES[name](args, kwargs) if name in PARAM_SHAPES else []
         except Exception:
             shapes = []
         for shape in shapes:
@@ -214,9 +222,8 @@ def check_model_size(layers: list) -> int:
 
 def build_model(spec: str, seed: int = 0):
     """Parse, size-check and build the spec as ``core.nn.Sequential`` (seeded initialisation)."""
-    import core
     layers = parse_model_spec(spec)
-    check_model_size(layers)
+    total = check_model_size(layers)
     nn = core.nn
     mods = []
     core.manual_seed(seed)
@@ -229,4 +236,9 @@ def build_model(spec: str, seed: int = 0):
         except (TypeError, ValueError, RuntimeError) as e:
             raise SpecError("--model", f"layer {n} {name}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") \
                 from None
+        if name not in PARAM_SHAPES:   # not checked before building: count its parameters now
+            total += sum(p.numel() * p.element_size() for p in mods[-1].parameters())
+            if total > MAX_MODEL_BYTES:
+                raise SpecError("--model", f"model parameters need {total} bytes, more than the limit of "
+                                           f"{MAX_MODEL_BYTES} bytes")
     return nn.Sequential(*mods)
