@@ -12,10 +12,10 @@ import sys
 from typing import List
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from . import __version__
-from .commands import escape_markup as _escape
+from .commands import escape_markup as _escape, fold_example
 from .errors import CliError, EXIT_USAGE, debug_requested, one_line, report
 from .spec import TENSOR_HELP
 
@@ -86,17 +86,29 @@ def _light(p):
     return p
 
 
+def _no_type(ctx):
+    return None
+
+
+def _plain_help(p):
+    """--help shows a flag as a flag and an argument by its metavar: no '<bool>' / '<str>' type column."""
+    if getattr(p, "is_flag", False) or (getattr(p, "param_type_name", "") == "argument" and p.metavar):
+        p.display_type_rich = _no_type
+    return p
+
+
 def _light_params(command):
     """Give a command's plain-typed parameters (and its --help) the light converter (see _LightCoerce)."""
     if getattr(command, "_tensorcli_light", False):
         return command
     for p in getattr(command, "params", ()):
         _light(p)
+        _plain_help(p)
     orig = getattr(command, "get_help_option", None)
     if orig is not None:
         def get_help_option(ctx, _orig=orig):
             opt = _orig(ctx)
-            return _light(opt) if opt is not None else None
+            return _plain_help(_light(opt)) if opt is not None else None
         command.get_help_option = get_help_option
     command._tensorcli_light = True
     return command
@@ -105,11 +117,17 @@ def _light_params(command):
 class TensorcliGroup(TyperGroup):
     """Runs commands with tensorcli's error policy: one line on stderr, exit 2 for bad usage/input."""
 
+    lazy_ops: dict = {}   # command -> (panel, short help): op commands listed by --help, not built
+
     def list_commands(self, ctx):
-        return list(self.commands)  # registration order: ops listing first, then by category
+        names = list(self.commands)  # registration order: ops listing first, then by category
+        return names + [n for n in self.lazy_ops if n not in self.commands]
 
     def get_command(self, ctx, cmd_name):
         cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and cmd_name in self.lazy_ops:   # a row of the group's --help only
+            panel, short = self.lazy_ops[cmd_name]
+            return TyperCommand(cmd_name, help=short, short_help=short, rich_help_panel=panel)
         return _light_params(cmd) if cmd is not None else None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
@@ -183,10 +201,11 @@ Each op command runs the op on your tensors (PyTorch's semantics, on a NumPy eng
 
 Examples:
 
-  tensorcli gather '[[1,2,3],[4,5,6]]' --dim 1 --index '[[0,2],[1,0]]' --explain
-  tensorcli scatter-add '[0,0,0]' --dim 0 --index '[0,2,0]' --src '[1,2,3]'
-  tensorcli gather x.npy --dim 0 --index idx.npz:idx -o - | tensorcli show -
-  tensorcli ops
+""" + "\n".join(fold_example(e) for e in (
+    "tensorcli gather '[[1,2,3],[4,5,6]]' --dim 1 --index '[[0,2],[1,0]]' --explain",
+    "tensorcli scatter-add '[0,0,0]' --dim 0 --index '[0,2,0]' --src '[1,2,3]'",
+    "tensorcli gather x.npy --dim 0 --index idx.npz:idx -o - | tensorcli show -",
+    "tensorcli ops")) + """
 
 Tensor arguments: """ + TENSOR_HELP)
 
@@ -246,12 +265,30 @@ def _fast_path_names(argv):
     return None
 
 
+def _group_help(argv):
+    """`tensorcli`, `tensorcli --help`: the group's help, which lists the op commands from the
+    generated table (commands/op_table.py) instead of importing core and building each of them."""
+    if argv and argv[0] not in ("--help", "-h"):
+        return None
+    from .commands import op
+    table = op.cached_table()
+    if table is None:
+        return None
+    command = typer.main.get_command(build_app(set()))
+    command.lazy_ops = {name: (panel, short) for name, panel, short in table}
+    return command.main(argv, prog_name="tensorcli")
+
+
 def main(argv=None):
     """Console-script entry point (`tensorcli`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:
         sys.stdout.write(f"tensorcli {__version__}\n")
         return 0
+    if not argv or argv[0] in ("--help", "-h"):
+        code = _group_help(argv)
+        if code is not None:
+            return code
     only = _fast_path_names(argv)
     app = build_app(only)
     if only is not None:

@@ -142,3 +142,35 @@ def test_private_and_out_parameters_are_not_options():
     names = [s.cli for s in spec.classify(_fake_info())]
     assert "--out" not in names and not any("stacklevel" in n for n in names)
     assert inspect.signature(scaled_softmax).parameters["_stacklevel"].default == 3
+
+
+# -- the precomputed table of `tensorcli --help` ----------------------------------------------------
+
+def test_op_table_is_up_to_date():
+    """commands/op_table.py is generated from the registry: regenerate with `python -m tensorcli.commands.op`."""
+    with open(op_commands.TABLE_MODULE, encoding="utf-8") as fh:
+        assert fh.read() == op_commands.table_source(), "run: python -m tensorcli.commands.op"
+    assert op_commands.cached_table() == op_commands.command_table()
+
+
+def test_group_help_from_the_table_lists_what_the_full_app_lists(capsys):
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100", PYTHONPATH=root)
+    code = ("import sys; from tensorcli.app import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print('core imported:', 'core' in sys.modules, file=sys.stderr)")
+    lazy = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, env=env)
+    assert "core imported: False" in lazy.stderr, lazy.stderr
+    full = CliRunner().invoke(cli_app.get_app(), ["--help"], env={"NO_COLOR": "1", "COLUMNS": "100",
+                                                                 "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
+    assert full.exit_code == 0
+    assert lazy.stdout == full.stdout
+
+
+def test_stale_table_is_not_used(monkeypatch):
+    from tensorcli.commands import op_table
+    monkeypatch.setattr(op_table, "FINGERPRINT", "generated from another core")
+    assert op_commands.cached_table() is None

@@ -48,6 +48,31 @@ def escape_markup(text: str) -> str:
     """Escape Rich markup in help text: typer renders help with Rich, where '[i]' means italics."""
     return re.sub(r"(\\*)(\[[a-zA-Z#/@][^[]*?])", r"\1\1\\\2", text)
 
+_TOKEN = re.compile(r"""(?:'[^']*'|"[^"]*"|\S)+""")
+
+
+def fold_example(command: str, width: int = 74, indent: str = "  ") -> str:
+    """A shell command for --help, broken before an option (with a trailing backslash) so that no
+    line is longer than `width` and Rich never wraps it in the middle of an argument."""
+    groups = []
+    for tok in _TOKEN.findall(command):
+        if groups and not (tok.startswith("-") and not tok.lstrip("-")[:1].isdigit()) and tok != "|" \
+                and not groups[-1][-1] == "|":
+            groups[-1].append(tok)
+        else:
+            groups.append([tok])
+    lines, cur = [], indent
+    for g in groups:
+        piece = " ".join(g)
+        if cur.strip() and len(cur) + 1 + len(piece) > width - 2:
+            lines.append(cur + " \\")
+            cur = indent + "    " + piece
+        else:
+            cur = cur + (" " if cur.strip() else "") + piece
+    lines.append(cur)
+    return "\n".join(lines)
+
+
 # Imported by tensorcli.app, in this order; a missing module is skipped (the op commands come
 # from commands/op.py, which the app adds after these).
 COMMAND_MODULES = ("ops", "show", "autograd", "memory", "check")

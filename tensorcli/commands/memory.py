@@ -78,7 +78,8 @@ def register(app) -> None:
 
         Example (the no_grad memory comparison: Linear 1000x1000 over 5 batches of 100x1000):
 
-          tensorcli memory --model 'Linear(1000,1000)' --input-shape 100,1000 --batches 5 --keep-outputs
+          tensorcli memory --model 'Linear(1000,1000)' --input-shape 100,1000 \\
+              --batches 5 --keep-outputs
         """
         from functools import partial
         from tensorcli import io, render
