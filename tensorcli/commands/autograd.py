@@ -57,110 +57,112 @@ def _print_json(report: dict) -> None:
     typer.echo(io.dumps(report))
 
 
+def grad(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
+                                         "syntax; the last one is the tensor to call backward on.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    gradient: Annotated[Optional[str], typer.Option(
+        "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
+    retain_graph: Annotated[bool, typer.Option(
+        "--retain-graph", help="First backward with retain_graph=True.")] = False,
+    backward_twice: Annotated[bool, typer.Option(
+        "--backward-twice", help="Call backward a second time and show what happens.")] = False,
+    hook: Annotated[Optional[List[str]], typer.Option(
+        "--hook", metavar="NAME", help="Register a hook on NAME that prints the gradient flowing "
+                                       "through it. Repeatable.")] = None,
+    retain_grad: Annotated[Optional[List[str]], typer.Option(
+        "--retain-grad", metavar="NAME", help="Call NAME.retain_grad() so a non-leaf keeps .grad. "
+                                              "Repeatable.")] = None,
+    of: Annotated[Optional[str], typer.Option(
+        "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
+    then: Annotated[Optional[str], typer.Option(
+        "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
+    from tensorcli import io, render
+    from tensorcli.render.autograd import print_hook, render_grad
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    stdin_used = []
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
+        g = None
+        if gradient is not None:
+            g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
+    hooks = ag.split_names("--hook", hook)
+    retains = ag.split_names("--retain-grad", retain_grad)
+    console = None if json_ else render.console(no_color)
+
+    def on_hook(name, text):
+        if console is not None:
+            print_hook(console, name, text)
+
+    report = ag.grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
+                         hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
+                         max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_grad(report, console)
+
+def graph(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor whose graph is shown.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    max_depth: Annotated[int, typer.Option(
+        "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward."""
+    from tensorcli import render
+    from tensorcli.render.autograd import render_graph
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, [])
+    report = ag.graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_graph(report, render.console(no_color))
+
+def modes(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor inspected.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """Run EXPR under each grad mode (enabled, no_grad, enable_grad, set_grad_enabled, inference_mode)."""
+    from tensorcli import render
+    from tensorcli.render.autograd import render_modes
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, [])
+    report = ag.modes_report(expr, names, max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_modes(report, render.console(no_color))
+
+
 def register(app) -> None:
-    @app.command(rich_help_panel="autograd")
-    def grad(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
-                                             "syntax; the last one is the tensor to call backward on.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        gradient: Annotated[Optional[str], typer.Option(
-            "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
-        retain_graph: Annotated[bool, typer.Option(
-            "--retain-graph", help="First backward with retain_graph=True.")] = False,
-        backward_twice: Annotated[bool, typer.Option(
-            "--backward-twice", help="Call backward a second time and show what happens.")] = False,
-        hook: Annotated[Optional[List[str]], typer.Option(
-            "--hook", metavar="NAME", help="Register a hook on NAME that prints the gradient flowing "
-                                           "through it. Repeatable.")] = None,
-        retain_grad: Annotated[Optional[List[str]], typer.Option(
-            "--retain-grad", metavar="NAME", help="Call NAME.retain_grad() so a non-leaf keeps .grad. "
-                                                  "Repeatable.")] = None,
-        of: Annotated[Optional[str], typer.Option(
-            "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
-        then: Annotated[Optional[str], typer.Option(
-            "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
-        dtype: DtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
-        from tensorcli import io, render
-        from tensorcli.render.autograd import print_hook, render_grad
-        from tensorcli.services import autograd as ag
-        limit = ag.parse_max_bytes(max_bytes)
-        stdin_used = []
-        with ag.allocation_limit(limit):
-            names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
-            g = None
-            if gradient is not None:
-                g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
-        hooks = ag.split_names("--hook", hook)
-        retains = ag.split_names("--retain-grad", retain_grad)
-        console = None if json_ else render.console(no_color)
-
-        def on_hook(name, text):
-            if console is not None:
-                print_hook(console, name, text)
-
-        report = ag.grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
-                             hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
-                             max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_grad(report, console)
-
-    @app.command(rich_help_panel="autograd")
-    def graph(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                             "is the tensor whose graph is shown.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        max_depth: Annotated[int, typer.Option(
-            "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
-        dtype: DtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward."""
-        from tensorcli import render
-        from tensorcli.render.autograd import render_graph
-        from tensorcli.services import autograd as ag
-        limit = ag.parse_max_bytes(max_bytes)
-        with ag.allocation_limit(limit):
-            names = ag.load_inputs(let, requires_grad, dtype, [])
-        report = ag.graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_graph(report, render.console(no_color))
-
-    @app.command(rich_help_panel="autograd")
-    def modes(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                             "is the tensor inspected.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        dtype: DtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """Run EXPR under each grad mode (enabled, no_grad, enable_grad, set_grad_enabled, inference_mode)."""
-        from tensorcli import render
-        from tensorcli.render.autograd import render_modes
-        from tensorcli.services import autograd as ag
-        limit = ag.parse_max_bytes(max_bytes)
-        with ag.allocation_limit(limit):
-            names = ag.load_inputs(let, requires_grad, dtype, [])
-        report = ag.modes_report(expr, names, max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_modes(report, render.console(no_color))
+    app.command(rich_help_panel="autograd")(grad)
+    app.command(rich_help_panel="autograd")(graph)
+    app.command(rich_help_panel="autograd")(modes)

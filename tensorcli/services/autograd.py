@@ -258,6 +258,48 @@ def _snapshot(tensors: dict) -> dict:
     return {n: jsonable_values(_grad_of(t)) for n, t in tensors.items()}
 
 
+def _install_hooks(tensors, hooks, retain_grads, fired, current_pass, on_hook):
+    """--hook NAME (records each gradient in `fired`, calls on_hook) and --retain-grad NAME."""
+    for name in hooks:
+        t = _lookup("--hook", name, tensors)
+
+        def hook(grad, name=name):
+            text = str(grad)
+            fired.append({"name": name, "pass": current_pass[0], "grad": jsonable_values(grad), "text": text})
+            if on_hook is not None:
+                on_hook(name, text)
+        try:
+            t.register_hook(hook)
+        except RuntimeError as e:
+            raise _cli_error("--hook", f"{name}: {_first_line(e)}") from e
+    for name in retain_grads:
+        t = _lookup("--retain-grad", name, tensors)
+        try:
+            t.retain_grad()
+        except RuntimeError as e:
+            raise _cli_error("--retain-grad", f"{name}: {_first_line(e)}") from e
+
+
+def _second_pass(second, second_name, g2, tensors) -> dict:
+    """The second backward (--backward-twice / --then): its error is reported, not raised."""
+    entry = {"of": second_name, "retain_graph": False, "gradient": jsonable_values(g2), "ok": True, "error": None}
+    try:
+        second.backward(g2)
+    except (RuntimeError, TypeError, ValueError) as e:  # showing it is the point of the flag
+        entry["ok"] = False
+        entry["error"] = {"type": type(e).__name__, "message": str(e)}
+        if "backward through the graph a second time" in str(e):
+            entry["explanation"] = ("expected: the first backward freed the tensors the graph "
+                                    "saved for backward; rerun with --retain-graph to keep them")
+        else:
+            entry["explanation"] = "the second backward failed"
+    else:
+        entry["explanation"] = ("the graph was retained, so the second backward ran and the leaves' "
+                                ".grad accumulated the gradients of both passes")
+    entry["grads"] = _snapshot(tensors)
+    return entry
+
+
 def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool = False,
                 backward_twice: bool = False, hooks=(), retain_grads=(), of: str | None = None,
                 then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
@@ -280,25 +322,7 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
 
         fired = []
         current_pass = [1]
-        for name in hooks:
-            t = _lookup("--hook", name, tensors)
-
-            def hook(grad, name=name):
-                text = str(grad)
-                fired.append({"name": name, "pass": current_pass[0], "grad": jsonable_values(grad),
-                              "text": text})
-                if on_hook is not None:
-                    on_hook(name, text)
-            try:
-                t.register_hook(hook)
-            except RuntimeError as e:
-                raise _cli_error("--hook", f"{name}: {_first_line(e)}") from e
-        for name in retain_grads:
-            t = _lookup("--retain-grad", name, tensors)
-            try:
-                t.retain_grad()
-            except RuntimeError as e:
-                raise _cli_error("--retain-grad", f"{name}: {_first_line(e)}") from e
+        _install_hooks(tensors, hooks, retain_grads, fired, current_pass, on_hook)
 
         passes = []
         try:
@@ -316,24 +340,7 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
 
         if backward_twice:
             current_pass[0] = 2
-            g2 = gradient if second is target else None
-            entry = {"of": second_name, "retain_graph": False, "gradient": jsonable_values(g2),
-                     "ok": True, "error": None}
-            try:
-                second.backward(g2)
-            except (RuntimeError, TypeError, ValueError) as e:  # showing it is the point of the flag
-                entry["ok"] = False
-                entry["error"] = {"type": type(e).__name__, "message": str(e)}
-                if "backward through the graph a second time" in str(e):
-                    entry["explanation"] = ("expected: the first backward freed the tensors the graph "
-                                            "saved for backward; rerun with --retain-graph to keep them")
-                else:
-                    entry["explanation"] = "the second backward failed"
-            else:
-                entry["explanation"] = ("the graph was retained, so the second backward ran and the leaves' "
-                                        ".grad accumulated the gradients of both passes")
-            entry["grads"] = _snapshot(tensors)
-            passes.append(entry)
+            passes.append(_second_pass(second, second_name, gradient if second is target else None, tensors))
 
         return {
             "command": "grad",

@@ -395,6 +395,7 @@ class _V:
 
 
 def _validate(raw, index, label, base) -> Case:
+    """A Case from one raw case table, or CaseFileError (via v.err) naming the field."""
     v = _V(label, index, raw, base)
     if "name" not in raw:
         raise v.err("name", "missing required field")
@@ -409,7 +410,23 @@ def _validate(raw, index, label, base) -> Case:
     kind = targets[0]
     target = v.typed(kind, raw[kind], (str,), "a string")
     case = Case(label, index, name, kind, target, raw)
+    op_info = _target_info(v, raw, kind, target)
+    _validate_options(v, case, raw)
+    _validate_inputs(v, case, raw, kind)
+    if kind == "op":
+        _validate_op(v, case, op_info)
+    elif kind == "expr":
+        _validate_expr(v, case)
+    else:
+        _validate_model(v, case)
+    bindings = set(case.args) if kind == "op" else set(case.let)
+    _validate_requires_grad(v, case, kind, target, bindings)
+    _validate_expects(v, case, bindings)
+    return case
 
+
+def _target_info(v, raw, kind, target):
+    """The op's OpInfo (None for expr / model cases); refuses unknown ops and unknown fields."""
     op_info = None
     if kind == "op":
         from core.ops.registry import OPS
@@ -429,7 +446,10 @@ def _validate(raw, index, label, base) -> Case:
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         extra = f"; {target}() takes {', '.join(inspect.signature(op_info.fn).parameters)}" if op_info else ""
         raise v.err(k, f"unknown field{hint}{extra}")
+    return op_info
 
+
+def _validate_options(v, case, raw):
     if "description" in raw:
         v.typed("description", raw["description"], (str,), "a string")
     if "skip" in raw:
@@ -458,6 +478,8 @@ def _validate(raw, index, label, base) -> Case:
     if "keep_outputs" in raw:
         case.keep_outputs = v.typed("keep_outputs", raw["keep_outputs"], (bool,), "a boolean")
 
+
+def _validate_inputs(v, case, raw, kind):
     for k in ("let", "args"):
         if k in raw:
             v.typed(k, raw[k], (dict,), "a table")
@@ -478,14 +500,8 @@ def _validate(raw, index, label, base) -> Case:
         if not case.input_shape:
             raise v.err("input_shape", "must not be empty")
 
-    if kind == "op":
-        _validate_op(v, case, op_info)
-    elif kind == "expr":
-        _validate_expr(v, case)
-    else:
-        _validate_model(v, case)
 
-    bindings = set(case.args) if kind == "op" else set(case.let)
+def _validate_requires_grad(v, case, kind, target, bindings):
     for n in case.requires_grad:
         if kind == "model":
             raise v.err("requires_grad", "model cases take no requires_grad (parameters already do)")
@@ -495,8 +511,6 @@ def _validate(raw, index, label, base) -> Case:
             raise v.err("requires_grad", f"'{n}' is not a tensor argument")
         if kind == "expr" and n not in bindings:
             raise v.err("requires_grad", f"'{n}' is not a let binding")
-    _validate_expects(v, case, bindings)
-    return case
 
 
 def _validate_op(v, case, info):

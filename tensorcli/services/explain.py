@@ -519,42 +519,48 @@ def _fmt(v):
     return fmt_value(v)
 
 
-def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lookup, at):
-    """Rows per src element: where it lands; collisions and untouched cells after."""
-    shape = out.shape
-    landing = {}                                   # (operand, coords) -> [out coords]
-    writers = {}                                   # out flat -> [(operand, coords)]
-    winner = {}                                    # out flat -> (operand, coords) shown by the coded run
-    untouched = []
-    include_input = {}
+@dataclass
+class _Landing:
+    """Where a scatter-like run put each src element (from the decoded output codes)."""
+
+    landing: dict = field(default_factory=dict)    # (operand, coords) -> [out coords]
+    writers: dict = field(default_factory=dict)    # out flat -> [(operand, coords)]
+    winner: dict = field(default_factory=dict)     # out flat -> (operand, coords) shown by the coded run
+    untouched: list = field(default_factory=list)  # out flats that kept input
+    include_input: dict = field(default_factory=dict)   # out flat -> input also accumulated there
+    lost: dict = field(default_factory=dict)       # (operand, coords) -> out coords the formula names
+
+
+def _landings(ops, dec, contrib, shape) -> _Landing:
+    r = _Landing()
     for flat, d in enumerate(dec):
         if d is None:
             lst = [x for x in contrib.get((0, flat), [])]
-            include_input[flat] = any(o is ops[0] for o, _ in lst)
+            r.include_input[flat] = any(o is ops[0] for o, _ in lst)
             srcs = [(o, c) for o, c in lst if o is not ops[0]]
         elif d[0] == "op" and d[1] is ops[0]:
-            untouched.append(flat)
+            r.untouched.append(flat)
             continue
         elif d[0] == "op":
             srcs = [(d[1], d[2])]
-            winner[flat] = srcs[0]
+            r.winner[flat] = srcs[0]
         else:
             srcs = []
-            writers.setdefault(flat, [])
+            r.writers.setdefault(flat, [])
         for s in srcs:
             oc = tuple(int(c) for c in np.unravel_index(flat, shape)) if shape else ()
-            landing.setdefault((s[0], s[1]), []).append(oc)
-            writers.setdefault(flat, []).append(s)
+            r.landing.setdefault((s[0], s[1]), []).append(oc)
+            r.writers.setdefault(flat, []).append(s)
+    return r
 
-    sref = find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
-    spat = pattern(sref) if sref is not None else None
-    # src elements the run does not show anywhere: ask the formula where they were headed
-    lost = {}
+
+def _find_lost(r: _Landing, src_ops, spat, parsed, lookup, shape):
+    """src elements the run does not show anywhere: ask the formula where they were headed."""
     for o in src_ops:
         for e in range(o.n):
             c = o.unravel(e)
             env = bind(spat, c)
-            if (o, c) in landing or env is None:
+            if (o, c) in r.landing or env is None:
                 continue
             ev = Eval(env, lookup)
             try:
@@ -563,13 +569,15 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
                 continue
             if isinstance(cell, Cell) and len(cell.coords) == len(shape) and all(
                     0 <= x < s for x, s in zip(cell.coords, shape)):
-                lost[(o, c)] = cell.coords
+                r.lost[(o, c)] = cell.coords
                 flat = int(np.ravel_multi_index(cell.coords, shape)) if shape else 0
-                writers.setdefault(flat, []).append((o, c))
+                r.writers.setdefault(flat, []).append((o, c))
 
-    collisions = []
-    coll_ws = {}
-    for flat, ws in sorted(writers.items()):
+
+def _collisions(r: _Landing, ops, dec, sumlike, shape):
+    """([collision JSON], {out coords: (writers, winner)}) for cells written by several src elements."""
+    collisions, coll_ws = [], {}
+    for flat, ws in sorted(r.writers.items()):
         if len(ws) < 2:
             continue
         ws = sorted(ws, key=lambda w: (ops.index(w[0]), w[1]))
@@ -577,21 +585,54 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
         accumulate = dec[flat] is None  # several sources in one value; else one wins (an overwrite race)
         entry = {"out": oc, "src": [[*c] for _, c in ws],
                  "mode": ("accumulate" if sumlike else "reduce") if accumulate else "nondeterministic"}
-        if not accumulate and flat in winner:
-            entry["core_winner"] = list(winner[flat][1])
+        if not accumulate and flat in r.winner:
+            entry["core_winner"] = list(r.winner[flat][1])
         if any(o.label != "src" for o, _ in ws):
             entry["operands"] = [o.label for o, _ in ws]
         collisions.append(entry)
-        coll_ws[tuple(oc)] = (ws, winner.get(flat))
-    coll_by_cell = {tuple(e["out"]): e for e in collisions}
+        coll_ws[tuple(oc)] = (ws, r.winner.get(flat))
+    return collisions, coll_ws
 
-    target = at[1] if at is not None else None
+
+def _row_formula(row, spat, c, parsed, lookup):
+    """The formula text of src element c's destination (and its index lookups into row), or None."""
+    env = bind(spat, c)
+    if env is None:
+        return None
+    ev = Eval(env, lookup)
+    try:
+        ok = isinstance(ev.value(parsed[0]), Cell)
+    except Exception:  # noqa: BLE001
+        ok = False
+    if not ok:
+        return None
+    idx = index_lookups(parsed[0], ev, {})
+    if idx:
+        row["from"] = idx
+    return ev.text(parsed[0])
+
+
+def _collision_text(row, line, coll, coll_ws, o, c, dc):
+    ws, won = coll_ws[tuple(dc)]
+    rest = [(oo, cc) for oo, cc in ws if not (oo is o and cc == c)]
+    others = [oo.label + _cells(cc) for oo, cc in rest]
+    if coll["mode"] == "nondeterministic":
+        kept = won is not None and won[0] is o and won[1] == c
+        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": "nondeterministic", "core_kept": kept}
+        line.append(f"collides with {', '.join(others)}")
+    else:
+        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": coll["mode"]}
+        line.append(f"{'added to' if coll['mode'] == 'accumulate' else 'combined with'} {', '.join(others)}")
+
+
+def _src_rows(ex, r: _Landing, src_ops, spat, parsed, lookup, coll_by_cell, coll_ws, target):
+    """One row per (src element, destination): 'src[i] = v -> out[index[i]] = out[j]' (+ collisions)."""
     for o in src_ops:
         srcvals = np.asarray(o.tensor._data).ravel()
         for e in range(o.n):
             c = o.unravel(e)
-            dests = landing.get((o, c))
-            lost_to = lost.get((o, c))
+            dests = r.landing.get((o, c))
+            lost_to = r.lost.get((o, c))
             cells = dests or ([lost_to] if lost_to is not None else [])
             if target is not None and tuple(target) not in [tuple(x) for x in cells]:
                 continue
@@ -607,39 +648,17 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
                 row = {"src": list(c), "to": list(dc), "value": sval}
                 if o.label != "src":
                     row["operand"] = o.label
-                sym = None
-                env = bind(spat, c)
-                if env is not None:
-                    ev = Eval(env, lookup)
-                    try:
-                        ok = isinstance(ev.value(parsed[0]), Cell)
-                    except Exception:  # noqa: BLE001
-                        ok = False
-                    if ok:
-                        sym = ev.text(parsed[0])
-                        idx = index_lookups(parsed[0], ev, {})
-                        if idx:
-                            row["from"] = idx
+                sym = _row_formula(row, spat, c, parsed, lookup)
                 dest = "out" + _cells(dc)
                 line = [f"{srctext} = {_fmt(sval)}", "->"]
                 line += [sym, "=", dest] if sym and sym != dest else [dest]
                 coll = coll_by_cell.get(tuple(dc))
                 if coll is not None:
-                    ws, won = coll_ws[tuple(dc)]
-                    rest = [(oo, cc) for oo, cc in ws if not (oo is o and cc == c)]
-                    others = [oo.label + _cells(cc) for oo, cc in rest]
-                    if coll["mode"] == "nondeterministic":
-                        kept = won is not None and won[0] is o and won[1] == c
-                        row["collision"] = {"with": [list(cc) for _, cc in rest],
-                                            "mode": "nondeterministic", "core_kept": kept}
-                        line.append(f"collides with {', '.join(others)}")
-                    else:
-                        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": coll["mode"]}
-                        line.append(f"{'added to' if coll['mode'] == 'accumulate' else 'combined with'} "
-                                    f"{', '.join(others)}")
+                    _collision_text(row, line, coll, coll_ws, o, c, dc)
                 ex.add(row, line)
 
-    outflat = out.ravel()
+
+def _collision_notes(ex, r: _Landing, collisions, coll_ws, outflat, shape, target):
     for coll in collisions:
         dc = tuple(coll["out"])
         if target is not None and dc != tuple(target):
@@ -652,14 +671,15 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
             ex.notes.append(f"out{_cells(dc)} = {' or '.join(names)} (PyTorch: undefined; core kept {kept}) "
                             f"= {_fmt(_py(outflat[flat]))}")
         else:
-            flat = int(np.ravel_multi_index(dc, shape)) if shape else 0
-            terms = ([f"input{_cells(dc)}"] if include_input.get(flat) else []) + [
+            terms = ([f"input{_cells(dc)}"] if r.include_input.get(flat) else []) + [
                 oo.label + _cells(cc) for oo, cc in coll_ws[dc][0]]
             op = " + " if coll["mode"] == "accumulate" else ", "
             expr = op.join(terms) if coll["mode"] == "accumulate" else f"combine({op.join(terms)})"
             ex.notes.append(f"out{_cells(dc)} = {expr} = {_fmt(_py(outflat[flat]))}")
-    ex.extra["collisions"] = collisions
-    unt = [[int(x) for x in np.unravel_index(f, shape)] if shape else [] for f in untouched]
+
+
+def _untouched_rows(ex, r: _Landing, outflat, shape, target):
+    unt = [[int(x) for x in np.unravel_index(f, shape)] if shape else [] for f in r.untouched]
     if target is not None:
         unt = [u for u in unt if tuple(u) == tuple(target)]
         if unt:
@@ -670,3 +690,20 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
     if unt and target is None:
         shown = ", ".join(f"out{_cells(u)}" for u in unt[:8]) + (f", ... ({len(unt)} cells)" if len(unt) > 8 else "")
         ex.notes.append(f"not written (keep input): {shown}")
+
+
+def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lookup, at):
+    """Rows per src element: where it lands; collisions and untouched cells after."""
+    shape = out.shape
+    r = _landings(ops, dec, contrib, shape)
+    sref = find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
+    spat = pattern(sref) if sref is not None else None
+    _find_lost(r, src_ops, spat, parsed, lookup, shape)
+    collisions, coll_ws = _collisions(r, ops, dec, sumlike, shape)
+    coll_by_cell = {tuple(e["out"]): e for e in collisions}
+    target = at[1] if at is not None else None
+    _src_rows(ex, r, src_ops, spat, parsed, lookup, coll_by_cell, coll_ws, target)
+    outflat = out.ravel()
+    _collision_notes(ex, r, collisions, coll_ws, outflat, shape, target)
+    ex.extra["collisions"] = collisions
+    _untouched_rows(ex, r, outflat, shape, target)
