@@ -1,6 +1,13 @@
 """Rich views of the autograd explorer's reports (services/autograd.py)."""
 from __future__ import annotations
 
+import core
+from core import dtypes
+from core.memory import format_bytes
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
 
 def _yes(v) -> str:
     return "-" if v is None else ("yes" if v else "no")
@@ -11,15 +18,12 @@ def _fmt_shape(info) -> str:
 
 
 def _table(title=None):
-    from rich.table import Table
-    from rich.text import Text
     return Table(title=Text(title) if title is not None else None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
                  header_style="bold underline")
 
 
 def render_grad(report: dict, console) -> None:
     """Table of the named tensors, then the seed-style ``name.grad: ...`` lines."""
-    from rich.text import Text
     passes = report["backward"]
     twice_ok = len(passes) == 2 and passes[1]["ok"]
     first = passes[0]
@@ -59,15 +63,12 @@ def render_grad(report: dict, console) -> None:
 
 
 def _grad_after_first(report, name) -> str:
-    import core
-    from core import dtypes
     values = report["backward"][0]["grads"][name]
     dtype = next(i["dtype"] for i in report["tensors"] if i["name"] == name)
     return str(core.tensor(values, dtype=dtypes.as_dtype(dtype)))
 
 
 def _node_label(d, shared) -> "object":
-    from rich.text import Text
     name = d["name"]
     tag = f" #{d['id']}" if d.get("id") in shared else ""
     if d.get("ref"):
@@ -93,9 +94,6 @@ def _node_label(d, shared) -> "object":
 
 
 def render_graph(report: dict, console) -> None:
-    from rich.text import Text
-    from rich.tree import Tree
-    from core.memory import format_bytes
     info = report["result"]
     root_label = Text(f"{info['name']}: {_fmt_shape(info)}, requires_grad={info['requires_grad']}, "
                       f"grad_fn={info['grad_fn']}")
@@ -137,8 +135,6 @@ def render_graph(report: dict, console) -> None:
 
 
 def render_modes(report: dict, console) -> None:
-    from rich.text import Text
-    from core.memory import format_bytes
     t = _table(f"modes: {report['expr']}")
     for col, just in (("mode", "left"), ("requires_grad", "left"), ("grad_fn", "left"),
                       ("is_inference", "left"), ("nodes", "right"), ("saved", "right")):
@@ -158,5 +154,4 @@ def render_modes(report: dict, console) -> None:
 
 def print_hook(console, name, text) -> None:
     """A hook's line as it fires: 'hook z: tensor([...])'."""
-    from rich.text import Text
     console.print(Text(f"hook {name}: {text}"), soft_wrap=True)

@@ -1,6 +1,8 @@
 """The console view of ``tensorcli check``: one line per case, the failures with their diffs, totals."""
 from __future__ import annotations
 
+from rich.text import Text
+
 from ..services.checks import CaseResult, Report
 
 _STYLE = {"passed": ("PASS", "green"), "failed": ("FAIL", "bold red"), "error": ("ERROR", "bold red"),
@@ -12,7 +14,6 @@ def _fmt_dur(s):
 
 
 def render_line(r: CaseResult):
-    from rich.text import Text
     word, style = _STYLE[r.status]
     line = Text()
     line.append(f"{word:<5} ", style=style)
@@ -29,7 +30,6 @@ def render_line(r: CaseResult):
 
 def render(report: Report, console, *, lines=True) -> None:
     """One line per case, then each failure with its diff, then the totals."""
-    from rich.text import Text
     if lines:
         for r in report.results:
             console.print(render_line(r), soft_wrap=True)

@@ -3,7 +3,15 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from core.memory import format_bytes as fb
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from . import console as make_console
 from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
+
 
 def _fmt_ratio(r):
     if r is None:
@@ -13,10 +21,6 @@ def _fmt_ratio(r):
 
 def render(report, console, *, title="memory") -> None:
     """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-    from core.memory import format_bytes as fb
 
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
@@ -79,10 +83,8 @@ def progress_bar(total_batches: int, modes, no_color: bool):
     (nullcontext(), None)."""
     if total_batches * len(modes) < PROGRESS_MIN_BATCHES:
         return nullcontext(), None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from tensorcli import render
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=render.console(no_color, stderr=True), transient=True)
+                   console=make_console(no_color, stderr=True), transient=True)
     tasks = {m: bar.add_task(m, total=total_batches, start=False) for m in modes}
 
     def update(mode, done):

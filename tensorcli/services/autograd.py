@@ -7,13 +7,21 @@ the reports, commands/autograd.py parses options.
 """
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from contextlib import contextmanager
+
+import core
+from core import dtypes, memory
+from core.autograd.function import AccumulateGrad, BackwardCFunction
+from core.memory import format_bytes
 
 from .. import io
 from ..errors import USER_EXCEPTIONS, CliError, describe
 from . import expr
 from .functions import CALLABLES
+
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 DEFAULT_MAX_DEPTH = 100
@@ -125,7 +133,6 @@ def mark_requires_grad(names: dict, requires_grad) -> None:
 @contextmanager
 def allocation_limit(max_bytes: int):
     """core.set_allocation_limit(max_bytes) for the duration of the block."""
-    import core
     old = core.set_allocation_limit(max_bytes)
     try:
         yield
@@ -157,7 +164,6 @@ def parse_program(source: str, max_bytes: int):
 
 
 def _require_tensor(value, what="the expression's result"):
-    import core
     if not isinstance(value, core.Tensor):
         raise _cli_error("EXPR", f"{what} is a {type(value).__name__}, not a tensor")
     return value
@@ -167,7 +173,6 @@ def named_tensors(namespace: dict, result, lets: dict | None = None) -> list:
     """[(name, tensor)] in namespace order (tuple/list values as name[i]). A --let tensor the
     expression rebound (``x = x * 2``) stays listed as 'x (--let)'; the result is added as
     '(result)' when no name holds it."""
-    import core
     out = []
     for name, t in (lets or {}).items():
         if namespace.get(name) is not t:
@@ -184,7 +189,6 @@ def named_tensors(namespace: dict, result, lets: dict | None = None) -> list:
 
 def result_name(namespace: dict, result, program) -> str:
     """The name holding the result: the last statement's target when it is a plain name."""
-    import ast
     last = program.statements[-1]
     if isinstance(last, ast.Assign) and isinstance(last.targets[-1], ast.Name):
         name = last.targets[-1].id
@@ -209,7 +213,6 @@ def jsonable_values(t):
 
 
 def _grad_of(t):
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return t.grad
@@ -357,7 +360,6 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
 # ---------------------------------------------------------------------------------------------
 
 def _np_dtype_name(a) -> str:
-    from core import dtypes
     try:
         return str(dtypes.from_numpy_dtype(a.dtype))
     except TypeError:
@@ -379,7 +381,6 @@ def _saved_records(node, names_by_array: dict, names_by_tensor: dict) -> list:
 
 def build_graph(root_fn, tensors: dict, max_depth: int = DEFAULT_MAX_DEPTH):
     """Nested dicts from ``root_fn`` through next_functions (iterative; shared nodes once)."""
-    from core.autograd.function import AccumulateGrad, BackwardCFunction
     names_by_tensor = {}
     names_by_array = {}
     for n, t in tensors.items():
@@ -429,7 +430,6 @@ def build_graph(root_fn, tensors: dict, max_depth: int = DEFAULT_MAX_DEPTH):
 def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
     """The autograd graph behind the result, from the result back to the leaves."""
-    from core import memory
     program = parse_program(source, max_bytes)
     with allocation_limit(max_bytes):
         result, ns = run_expression(source, names, max_bytes, program)
@@ -465,7 +465,6 @@ def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH
 
 @contextmanager
 def mode_context(key: str):
-    import core
     if key == "enabled":
         with core.enable_grad():
             yield
@@ -500,8 +499,6 @@ def _fresh(names: dict) -> dict:
 
 def modes_report(source: str, names: dict, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
     """Run EXPR under each grad mode and tabulate what the result carries."""
-    import core
-    from core import memory
     program = parse_program(source, max_bytes)
     rows = []
     with allocation_limit(max_bytes):
@@ -546,7 +543,6 @@ def _join(items) -> str:
 
 def modes_summary(rows) -> str:
     """One sentence stating what the modes table shows."""
-    from core.memory import format_bytes
     ok = [r for r in rows if r["ok"]]
     failed = [r for r in rows if not r["ok"]]
     graph = [r for r in ok if r["grad_fn"] is not None]

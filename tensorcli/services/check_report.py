@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import re
+import socket
+import xml.etree.ElementTree as ET
+from datetime import datetime
 
 from .cases import SCHEMA, Case
 from .checks import CaseResult, Report
@@ -18,9 +21,6 @@ def malformed_json(errors) -> dict:
 
 def to_junit(report: Report) -> str:
     """JUnit XML: <testsuites> with one <testsuite> per file and a <testcase> per case."""
-    import socket
-    import xml.etree.ElementTree as ET
-    from datetime import datetime
     stamp = datetime.now().replace(microsecond=0).isoformat()   # the JUnit schema's form: no zone
     s = report.summary()
     root = ET.Element("testsuites", {

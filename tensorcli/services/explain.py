@@ -33,13 +33,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import core
+from core import Tensor
+
 from ..errors import CliError
-from ..spec import OUT_NAMES, SCALAR_DATA, data_names
 from ..io import c_order as _c_order, json_scalar
+from ..spec import OUT_NAMES, SCALAR_DATA, data_names
 from .explain_rule import Cell, Eval, bind, find_ref, index_lookups, parse_rule, pattern
 from .text import fmt_value
 
-# Operands whose values flow into the output; anything else tensor-valued steers (index, mask...).
 SENTINEL = float(2 ** 45)  # code of a scalar `value` (outside the range of element codes)
 CODE_LO, CODE_HI = 2 ** 40, 2 ** 41
 BATCH = 50                # powers of two per probe run (exact in float64)
@@ -110,7 +112,6 @@ class _Operand:
 
 def _data_operands(call):
     """[_Operand] for every data operand in call order, and {param: scalar} for scalar data."""
-    from core import Tensor
     ops, scalars = [], {}
     first = True
     for s in call.specs:
@@ -134,7 +135,6 @@ def _data_operands(call):
 
 def _run_with(call, ops, fills, scalar_value):
     """Run the op with data operands replaced by `fills` (list of float64 arrays)."""
-    import core
     replace = {}
     for o, arr in zip(ops, fills):
         t = core.from_numpy(_c_order(arr.reshape(o.shape)))
@@ -152,12 +152,10 @@ def _run_with(call, ops, fills, scalar_value):
 
 
 def _scalar_names(call):
-    from core import Tensor
     return [n for n in SCALAR_DATA if n in call.values and not isinstance(call.values[n], Tensor)]
 
 
 def _outputs(res):
-    from core import Tensor
     if isinstance(res, Tensor):
         return [np.asarray(res._data, dtype=np.float64)]
     return [np.asarray(r._data, dtype=np.float64) for r in res]
@@ -329,7 +327,6 @@ def _rule_for(call, ndim, dim):
     try:
         params = inspect.signature(info.rule).parameters
         has_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        from core import Tensor
         extra = {k: (list(v) if isinstance(v, tuple) else v) for k, v in call.values.items()
                  if k not in ("dim",) and not isinstance(v, Tensor)
                  and not (isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor))
@@ -349,7 +346,6 @@ def _wrap_dim(dim, in_ndim, out_ndim):
 
 def explain(call, result, *, at=None, max_rows=0) -> Explanation:
     """The explanation of one op call (see the module docstring)."""
-    from core import Tensor
     info = call.info
     ops, scalars = _data_operands(call)
     if not ops:
@@ -417,7 +413,6 @@ def explain(call, result, *, at=None, max_rows=0) -> Explanation:
 
 
 def _lookup_fn(call):
-    from core import Tensor
 
     data = data_names(call.info)
 

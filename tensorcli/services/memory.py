@@ -35,6 +35,9 @@ The same text is in docs/memory-json.md.
 """
 from __future__ import annotations
 
+import core
+from core import memory
+
 from .. import io
 from ..errors import USER_EXCEPTIONS, CliError
 from . import autograd as ag
@@ -61,7 +64,6 @@ def parse_shape(text: str) -> tuple:
         raise SpecError("--input-shape", "empty shape")
     if any(s < 0 for s in shape):
         raise SpecError("--input-shape", f"negative dimension in {list(shape)}")
-    import core
     try:
         n = core.creation.check_alloc(shape, core.float32)
     except RuntimeError as e:
@@ -95,8 +97,6 @@ def run_model(spec: str, *, input_shape=None, input_tensor=None, batches: int = 
     model (BatchNorm's running statistics and gradients do not leak from one mode into the next).
     ``progress(mode, batches_done)`` is called after each batch. Returns a
     ``core.memory.MemoryReport``."""
-    import core
-    from core import memory
     _check_batches(batches)
     modes = parse_modes(modes)
     if input_tensor is None and input_shape is None:
@@ -130,7 +130,6 @@ def run_expr(source: str, names: dict, *, batches: int = 1, modes=DEFAULT_MODES,
              backward=False, progress=None, max_bytes: int | None = None):
     """Measure an expression (services/expr.py, with the built-in example Functions) evaluated once
     per batch under each mode; ``names`` are its bound tensors (held by the caller)."""
-    from core import memory
     _check_batches(batches)
     modes = parse_modes(modes)
     limit = ag.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
@@ -172,7 +171,6 @@ def _progress_cb(progress, mode):
 
 
 def _with_ratios(reports):
-    from core import memory
     ratios = {}
     g, n = reports.get("grad"), reports.get("no_grad")
     for k in ("retained_bytes", "peak_bytes", "saved_bytes", "wall_s"):
