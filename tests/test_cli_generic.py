@@ -168,3 +168,19 @@ def test_stale_table_is_not_used(monkeypatch):
     from tensorcli.commands import op_table
     monkeypatch.setattr(op_table, "FINGERPRINT", "generated from another core")
     assert op_commands.cached_table() is None
+
+
+@pytest.mark.parametrize("command", [
+    "tensorcli index-put '[[1,2,3],[4,5,6]]' --indices '[0,1]' --indices '[2,0]' --values '[9,8]' --accumulate",
+    "tensorcli gather x.npy --dim -1 --index '[[[3,0]],[[1,1]]]' -o - | tensorcli scatter-add - --dim 2 --index i.npy",
+    "tensorcli grad 'y = 2 * x ** 2' --let x='[1.0,1.0,1.0]' --requires-grad x --gradient '[0.1,1.0,0.0001]'",
+    "tensorcli ops",
+])
+def test_help_examples_fold_at_option_boundaries(command):
+    """--help examples never wrap inside an argument: folded lines are short and the same command."""
+    from tensorcli.commands import fold_example
+    folded = fold_example(command)
+    assert all(len(line) <= 74 for line in folded.splitlines()), folded
+    assert shlex.split(folded.replace("\\\n", " ")) == shlex.split(command)
+    for line in folded.splitlines()[:-1]:
+        assert line.endswith(" \\") and not line.endswith("-o \\") and not line.endswith("--dim \\")

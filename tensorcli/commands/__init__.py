@@ -56,8 +56,8 @@ def fold_example(command: str, width: int = 74, indent: str = "  ") -> str:
     line is longer than `width` and Rich never wraps it in the middle of an argument."""
     groups = []
     for tok in _TOKEN.findall(command):
-        if groups and not (tok.startswith("-") and not tok.lstrip("-")[:1].isdigit()) and tok != "|" \
-                and not groups[-1][-1] == "|":
+        option = tok.startswith("-") and tok != "-" and not tok.lstrip("-")[:1].isdigit()
+        if groups and not option and tok != "|" and groups[-1][-1] != "|":
             groups[-1].append(tok)
         else:
             groups.append([tok])
