@@ -1,15 +1,17 @@
 #!/usr/bin/env python
-"""Whole-process timing of the tensorcli console script against `python -c "import torch; ..."`.
+"""Whole-process start-up of the tensorcli console script, against `python -c 'import numpy, typer, rich'`.
 
-    python scripts/bench_cli.py            # median of 15 runs each
+    python scripts/bench_cli.py              # median of 21 runs each, targets checked
     python scripts/bench_cli.py --runs 41
 
-Each command is started as a new process (what a shell script pays per call) with its output
-captured through a pipe; the median wall time of N runs is reported, after warm-up runs. The
-first warm-up runs with bytecode writing allowed so that __pycache__ exists, as it does for any
-installed package (PYTHONDONTWRITEBYTECODE=1 otherwise recompiles core on every run).
+Like hyperfine: each command is a new process (what a shell script pays per call) with its output
+captured through a pipe; runs are interleaved so machine load hits every command alike, and the
+median wall time is reported. Bytecode caches are used: the warm-up runs without
+PYTHONDONTWRITEBYTECODE (this machine sets it, which would recompile core on every run) so that
+__pycache__ exists, as it does for any installed package, and the timed runs unset it too.
 
-`run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
+Targets (tensorcli / baseline): `gather` <= 1.3x, `--help` <= 1.5x, `ops` <= 1.3x; exit status 1
+when one is missed. `run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ import sys
 import time
 
 X, DIM, INDEX = "[[1,2],[3,4]]", "1", "[[0,0],[1,0]]"
+BASELINE = "python -c 'import numpy, typer, rich'"
+TARGETS = {"tensorcli gather (2x2, dim=1)": 1.3, "tensorcli --help": 1.5, "tensorcli ops": 1.3}
 TORCH_CODE = ("import torch; print(torch.gather(torch.tensor({x}), {dim}, torch.tensor({index})))"
               .format(x=X, dim=DIM, index=INDEX))
 
@@ -35,13 +39,24 @@ def tensorcli_path() -> str:
     return found
 
 
-def commands() -> dict:
-    return {
-        "tensorcli gather (2x2, dim=1)": [tensorcli_path(), "gather", X, "--dim", DIM, "--index", INDEX],
-        "python -c 'import torch; torch.gather(...)'": [sys.executable, "-c", TORCH_CODE],
+def commands(with_torch: bool = False) -> dict:
+    cli = tensorcli_path()
+    cmds = {
+        BASELINE: [sys.executable, "-c", "import numpy, typer, rich"],
+        "tensorcli gather (2x2, dim=1)": [cli, "gather", X, "--dim", DIM, "--index", INDEX],
+        "tensorcli --help": [cli, "--help"],
+        "tensorcli ops": [cli, "ops"],
         "python -c pass": [sys.executable, "-c", "pass"],
-        "python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
     }
+    if with_torch:
+        cmds["python -c 'import torch; torch.gather(...)'"] = [sys.executable, "-c", TORCH_CODE]
+    return cmds
+
+
+def environment() -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.setdefault("COLUMNS", "100")
+    return env
 
 
 def wall(cmd, env) -> float:
@@ -53,14 +68,12 @@ def wall(cmd, env) -> float:
     return dt
 
 
-def measure(runs: int = 15, warmup: int = 2) -> dict:
-    """{name: [seconds...]} — runs are interleaved so machine load affects all commands alike."""
-    env = dict(os.environ)
-    cmds = commands()
-    warm_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def measure(runs: int = 21, warmup: int = 2, with_torch: bool = False) -> dict:
+    """{name: [seconds...]}, runs interleaved."""
+    env = environment()
+    cmds = commands(with_torch)
     for cmd in cmds.values():
-        wall(cmd, warm_env)
-        for _ in range(max(warmup - 1, 0)):
+        for _ in range(warmup):
             wall(cmd, env)
     times = {name: [] for name in cmds}
     for _ in range(runs):
@@ -71,23 +84,31 @@ def measure(runs: int = 15, warmup: int = 2) -> dict:
 
 def run(runs: int = 15):
     """[(name, tensorcli_seconds, torch_seconds)] (medians) for scripts/bench.py."""
-    t = measure(runs)
-    names = list(t)
-    return [("process: " + names[0] + " vs torch", statistics.median(t[names[0]]), statistics.median(t[names[1]]))]
+    t = measure(runs, with_torch=True)
+    torch_name = next(n for n in t if "import torch" in n)
+    name = "tensorcli gather (2x2, dim=1)"
+    return [("process: " + name + " vs torch", statistics.median(t[name]), statistics.median(t[torch_name]))]
 
 
-def main(argv=None):
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--torch", action="store_true", help="also time python -c 'import torch; ...'")
     args = ap.parse_args(argv)
-    t = measure(args.runs)
-    print(f"median of {args.runs} runs (whole process, output to a pipe):")
+    t = measure(args.runs, with_torch=args.torch)
+    base = statistics.median(t[BASELINE])
+    print(f"median of {args.runs} runs (whole process, output to a pipe, bytecode cached):")
+    missed = 0
     for name, xs in t.items():
-        print(f"  {name:48} {statistics.median(xs) * 1e3:7.1f} ms   (min {min(xs) * 1e3:6.1f})")
-    names = list(t)
-    ratio = statistics.median(t[names[0]]) / statistics.median(t[names[1]])
-    print(f"  tensorcli / torch: {ratio:.2f}x")
+        med = statistics.median(xs)
+        line = f"  {name:48} {med * 1e3:7.1f} ms   (min {min(xs) * 1e3:6.1f})   {med / base:5.2f}x baseline"
+        if name in TARGETS:
+            ok = med / base <= TARGETS[name]
+            missed += not ok
+            line += f"   target <= {TARGETS[name]}x: {'ok' if ok else 'MISSED'}"
+        print(line)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

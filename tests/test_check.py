@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tensorcli import checks
+from tensorcli.services import checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

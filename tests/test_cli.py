@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from core.ops.registry import OPS
 from tensorcli import app as cli_app
+from tensorcli import spec as cli_spec
 from tensorcli import io as tio
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -146,7 +147,7 @@ CASES = [
 def _argv(op, first, args):
     if op == "einsum":
         return ["einsum", "ij->ji", first, *args]
-    return [cli_app.command_name(op), first, *args]
+    return [cli_spec.command_name(op), first, *args]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -202,10 +203,10 @@ def test_every_op_command_has_help(run):
     ops = [n for n, i in OPS.items() if i.cli]
     assert ops
     for name in ops:
-        r = run(cli_app.command_name(name), "--help")
+        r = run(cli_spec.command_name(name), "--help")
         assert r.exit_code == 0, (name, r.stderr)
         text = ANSI.sub("", r.stdout)
-        assert f"tensorcli {cli_app.command_name(name)}" in text
+        assert f"tensorcli {cli_spec.command_name(name)}" in text
         assert "--json" in text and "--explain" in text
 
 
@@ -359,7 +360,7 @@ def test_classify_follows_pytorch_parameter_names():
     def fake(input, dim, index, src=None, value=None, *, reduce=None, include_self=True, out=None,
              sparse_grad=False):
         pass
-    kinds = {s.name: (s.kind, s.positional, s.required) for s in cli_app.classify(_fake_info(fake))}
+    kinds = {s.name: (s.kind, s.positional, s.required) for s in cli_spec.classify(_fake_info(fake))}
     assert kinds == {"input": ("tensor", True, True), "dim": ("dim", False, True),
                      "index": ("tensor", False, True), "src": ("tensor", False, False),
                      "value": ("number", False, False), "reduce": ("str", False, False),
@@ -369,7 +370,7 @@ def test_classify_follows_pytorch_parameter_names():
 def test_classify_var_positional_and_refinement():
     def fake2(input, *sizes, indices=None, mystery=None):
         pass
-    specs = {s.name: s.kind for s in cli_app.classify(_fake_info(fake2, cli_params={"mystery": "ints"}))}
+    specs = {s.name: s.kind for s in cli_spec.classify(_fake_info(fake2, cli_params={"mystery": "ints"}))}
     assert specs == {"input": "tensor", "sizes": "ints", "indices": "tensors", "mystery": "ints"}
 
 
@@ -409,12 +410,12 @@ def test_every_op_command_has_a_runnable_help_example(run):
     for name, info in OPS.items():
         if not info.cli:
             continue
-        example = info.extras.get("cli_example") or cli_app.EXAMPLES.get(name)
-        if not example:
+        examples = cli_spec.examples(info)
+        if not examples:
             missing.append(name)
             continue
-        argv = shlex.split(example if isinstance(example, str) else example[0])
-        argv = argv[1:] if argv[0] == "tensorcli" else [cli_app.command_name(name), *argv]
+        argv = shlex.split(examples[0])
+        argv = argv[1:] if argv[0] == "tensorcli" else [cli_spec.command_name(name), *argv]
         r = run(*argv)
         assert r.exit_code == 0, (name, r.stderr)
     assert not missing, f"op commands without a --help example: {missing}"

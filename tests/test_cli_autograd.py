@@ -1,5 +1,5 @@
 """`tensorcli grad`, `graph`, `modes`: the seed autograd examples as one command each, and the
---json output compared with PyTorch running the SAME expression (tensorcli.expr evaluates it
+--json output compared with PyTorch running the SAME expression (tensorcli.services.expr evaluates it
 with a torch backend; the grad/graph/modes logic is mirrored on the torch side below)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import core
-from tensorcli import expr as expr_mod
+from tensorcli.services import expr as expr_mod
 from tensorcli.app import app
 
 runner = CliRunner()

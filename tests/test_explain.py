@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 
 from core.ops.registry import OPS
 from tensorcli import app as cli_app
-from tensorcli import explain as ex
+from tensorcli import spec as cli_spec
+from tensorcli.services import explain as ex, explain_rule as rules
+from tensorcli.services.run_op import build_call
 
 
 @pytest.fixture(scope="module")
@@ -354,18 +356,18 @@ def test_text_table_fits_80_columns_for_small_tensors(app):
     ("out[...][i] = input[i % size(0)]", False),
 ])
 def test_parse_rule(rule, ok):
-    assert (ex.parse_rule(rule) is not None) == ok
+    assert (rules.parse_rule(rule) is not None) == ok
 
 
 def test_formula_substitution_text():
-    lhs, rhs = ex.parse_rule("out[i][j] = input[i][index[i][j]]")
+    lhs, rhs = rules.parse_rule("out[i][j] = input[i][index[i][j]]")
     index = np.array([[0, 2], [1, 0]])
 
     def lookup(name, coords):
         if name == "index":
             return int(index[tuple(coords)])
-        return ex._Cell(name, coords)
-    ev = ex._Eval({"i": 0, "j": 1}, lookup)
+        return rules.Cell(name, coords)
+    ev = rules.Eval({"i": 0, "j": 1}, lookup)
     assert ev.text(rhs) == "input[0][index[0][1]=2]"
     assert repr(ev.value(rhs)) == "input[0][2]"
 
@@ -407,10 +409,10 @@ def gather_case(draw):
 
 def _explain(op, argv):
     info = OPS[op]
-    specs = cli_app.classify(info)
+    specs = cli_spec.classify(info)
     values = {"p_" + k: v for k, v in argv.items()}
     values.update(cli_dtype=None)
-    call = cli_app.build_call(info, specs, values)
+    call = build_call(info, specs, values)
     return call, ex.explain(call, call.run())
 
 

@@ -1,4 +1,4 @@
-"""Tests for tensorcli.expr, the safe expression evaluator (a security boundary).
+"""Tests for tensorcli.services.expr, the safe expression evaluator (a security boundary).
 
 Most tests run against a small fake torch module (so that every call can be recorded and
 nothing large is ever allocated); the tests at the end run real expressions on ``core``.
@@ -14,7 +14,7 @@ import types
 import numpy as np
 import pytest
 
-from tensorcli.expr import Backend, ExprError, Limits, evaluate, parse
+from tensorcli.services.expr import Backend, ExprError, Limits, evaluate, parse
 
 # ---------------------------------------------------------------------------------------
 # A fake torch: records every call, never allocates more than a million elements

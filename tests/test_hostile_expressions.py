@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 import core
-from tensorcli import expr as expr_mod
+from tensorcli.services import expr as expr_mod
 from tensorcli.app import app
 
 runner = CliRunner()

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tensorcli.app import app
-from tensorcli.commands import memory as mem
+from tensorcli.render.memory import progress_bar
+from tensorcli.services import memory as mem, models
 
 runner = CliRunner()
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "memory-json.md")
@@ -50,7 +51,7 @@ def refused(r, *fragments):
      [("LeakyReLU", (-0.5,), {}), ("Dropout", (), {"p": 0.1}), ("BatchNorm1d", (4,), {"eps": 1e-3, "affine": True})]),
 ])
 def test_spec_parser_accepts_layer_chains(spec, layers):
-    assert mem.parse_model_spec(spec) == layers
+    assert models.parse_model_spec(spec) == layers
 
 
 @pytest.mark.parametrize("spec, fragment", [
@@ -72,16 +73,16 @@ def test_spec_parser_accepts_layer_chains(spec, layers):
     ("", "empty model spec"),
 ])
 def test_spec_parser_rejects_hostile_and_bad_specs(spec, fragment):
-    with pytest.raises(mem.SpecError) as e:
-        mem.parse_model_spec(spec)
+    with pytest.raises(models.SpecError) as e:
+        models.parse_model_spec(spec)
     assert fragment in e.value.message
 
 
 def test_spec_parser_limits_length_and_layers():
-    with pytest.raises(mem.SpecError, match="characters"):
-        mem.parse_model_spec("ReLU()" + " -> ReLU()" * 400)
-    with pytest.raises(mem.SpecError, match="more than 64 layers"):
-        mem.parse_model_spec("->".join(["ReLU"] * 65))
+    with pytest.raises(models.SpecError, match="characters"):
+        models.parse_model_spec("ReLU()" + " -> ReLU()" * 400)
+    with pytest.raises(models.SpecError, match="more than 64 layers"):
+        models.parse_model_spec("->".join(["ReLU"] * 65))
 
 
 @pytest.mark.parametrize("spec", ["Linear(1000000, 1000000)", "Linear(50000, 50000)",
@@ -201,6 +202,22 @@ def test_table_shows_modes_ratio_layers_and_bars():
 
 
 def test_progress_bar_only_for_long_runs():
-    assert mem._progress_bar(2, ("grad", "no_grad"), True) == (None, None)
-    bar, update = mem._progress_bar(50, ("grad",), True)
+    assert progress_bar(2, ("grad", "no_grad"), True)[1] is None
+    bar, update = progress_bar(50, ("grad",), True)
     assert bar is not None and callable(update)
+
+
+def test_spec_layers_are_the_layers_of_core_nn(torch):
+    """LAYERS come from core.nn by name: each is a torch.nn layer too (containers and losses excluded)."""
+    names = models.layer_names()
+    assert {"Linear", "Conv2d", "ReLU", "Flatten"} <= set(names)
+    for n in names:
+        assert issubclass(getattr(torch.nn, n), torch.nn.Module), n
+        assert not n.endswith("Loss") and n not in ("Sequential", "ModuleList", "ModuleDict")
+
+
+def test_layer_without_a_param_shape_rule_is_counted_when_built():
+    with pytest.raises(models.SpecError, match="unknown layer 'NoSuchLayer'"):
+        models.parse_model_spec("NoSuchLayer(3)")
+    model = models.build_model("Unfold(2) -> Identity()")
+    assert [type(m).__name__ for m in model] == ["Unfold", "Identity"]

@@ -6,12 +6,15 @@ The contract for a module ``tensorcli/commands/<name>.py``:
   every run (a module that does not exist yet is skipped: only the ImportError for the module
   itself is ignored, errors inside it propagate) and calls its ``register(app)``, which adds
   commands with ``@app.command(...)`` (pass ``rich_help_panel=`` to group them in ``--help``).
+* A command is thin: parse its options, call a service (``tensorcli.services``: no Typer, no
+  Rich), hand the result to ``tensorcli.render`` (every piece of Rich output) or ``--json``.
+  Command modules never import each other.
 * Importing it must be cheap, because it happens on every run, including the op commands that
   scripts call thousands of times: at module level import only typer, the standard library and
-  the light tensorcli modules (``tensorcli.errors``, this package). Import ``core``, NumPy,
-  ``tensorcli.io``, ``tensorcli.render`` (Rich), ``tensorcli.expr`` etc. inside the command
-  body; never torch. (tests/test_cli.py checks that importing every module listed below pulls
-  in none of rich, core, numpy, torch, pydantic.)
+  the light tensorcli modules (``tensorcli.errors``, ``tensorcli.spec``, ``tensorcli.commands.options``).
+  Import ``tensorcli.services.*``, ``tensorcli.io`` (NumPy), ``tensorcli.render`` (Rich) inside
+  the command body; never torch. (tests/test_cli.py checks that importing every module listed
+  below pulls in none of rich, core, numpy, torch, pydantic.)
 * Tensor arguments are read with ``tensorcli.io.load_tensor(spec, arg="--x", stdin_used=seen)``
   (one ``seen = []`` list per invocation, so at most one argument reads stdin) and results
   written with ``tensorcli.io.save_result(result, path)``; ``tensorcli.io.result_json`` and
@@ -20,8 +23,8 @@ The contract for a module ``tensorcli/commands/<name>.py``:
   calls into core in ``with tensorcli.errors.user_errors("<command>"):`` so PyTorch-style
   RuntimeError / IndexError / ValueError / TypeError become a CliError. The app prints one line
   on stderr and exits 2 (a traceback only with ``--debug``). Do not catch broad exceptions.
-* Options shared by all commands use the aliases below (``JsonOpt``, ``OutOpt``, ``DebugOpt``,
-  ``NoColorOpt``, ``DtypeOpt``, ``MaxRowsOpt``) so that spellings and help texts agree, e.g.::
+* Options shared by several commands are the aliases of ``tensorcli.commands.options`` (``JsonOpt``,
+  ``OutOpt``, ``DebugOpt``, ``NoColorOpt``, ``DtypeOpt``, ``LetOpt``, ...), each defined once, e.g.::
 
       def register(app):
           @app.command(rich_help_panel="autograd")
@@ -39,27 +42,37 @@ The contract for a module ``tensorcli/commands/<name>.py``:
 from __future__ import annotations
 
 import re
-from typing import Annotated, Optional
-
-import typer
 
 
 def escape_markup(text: str) -> str:
     """Escape Rich markup in help text: typer renders help with Rich, where '[i]' means italics."""
     return re.sub(r"(\\*)(\[[a-zA-Z#/@][^[]*?])", r"\1\1\\\2", text)
 
-# Imported by tensorcli.app, in this order; a missing module is skipped.
-COMMAND_MODULES = ("ops", "show", "autograd", "memory", "check")
+_TOKEN = re.compile(r"""(?:'[^']*'|"[^"]*"|\S)+""")
 
-JsonOpt = Annotated[bool, typer.Option(
-    "--json", help="Print one JSON object on stdout (NaN/Infinity encoded as strings).")]
-OutOpt = Annotated[Optional[str], typer.Option(
-    "-o", "--out", metavar="PATH",
-    help="Save the result: .npy, .npz or .json by extension; '-' writes .npy bytes to stdout.")]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the Python traceback on errors.")]
-NoColorOpt = Annotated[bool, typer.Option(
-    "--no-color", help="No colours (also when NO_COLOR is set or output is not a terminal).")]
-DtypeOpt = Annotated[Optional[str], typer.Option(
-    "--dtype", metavar="DTYPE", help="Cast INPUT to this dtype first (float32, int64, bool, ...).")]
-MaxRowsOpt = Annotated[int, typer.Option(
-    "--max-rows", metavar="N", help="Show at most N rows of a table (0: all).")]
+
+def fold_example(command: str, width: int = 74, indent: str = "  ") -> str:
+    """A shell command for --help, broken before an option (with a trailing backslash) so that no
+    line is longer than `width` and Rich never wraps it in the middle of an argument."""
+    groups = []
+    for tok in _TOKEN.findall(command):
+        option = tok.startswith("-") and tok != "-" and not tok.lstrip("-")[:1].isdigit()
+        if groups and not option and tok != "|" and groups[-1][-1] != "|":
+            groups[-1].append(tok)
+        else:
+            groups.append([tok])
+    lines, cur = [], indent
+    for g in groups:
+        piece = " ".join(g)
+        if cur.strip() and len(cur) + 1 + len(piece) > width - 2:
+            lines.append(cur + " \\")
+            cur = indent + "    " + piece
+        else:
+            cur = cur + (" " if cur.strip() else "") + piece
+    lines.append(cur)
+    return "\n".join(lines)
+
+
+# Imported by tensorcli.app, in this order; a missing module is skipped (the op commands come
+# from commands/op.py, which the app adds after these).
+COMMAND_MODULES = ("ops", "show", "autograd", "memory", "check")

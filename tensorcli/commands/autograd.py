@@ -9,11 +9,11 @@
     tensorcli graph 'o = w.matmul(x + y)' --let ...
     tensorcli modes 'y = (x * w).sum()' --let ...
 
-EXPR is run by ``tensorcli.expr`` (a whitelist interpreter: statements separated by ``;``, the
+EXPR is run by ``tensorcli.services.expr`` (a whitelist interpreter: statements separated by ``;``, the
 last one is the result); nothing else ever executes user text. ``--let name=TENSOR`` binds a
 tensor argument (JSON literal, .json/.npy/.npz[:key], ``-`` for stdin); ``--requires-grad x,w``
 marks those leaves (floating point only, as in PyTorch). The built-in example Functions of
-``tensorcli.functions`` (``MultiplyAdd.apply``, ``GradientRescale.apply``) are callable. For the
+``tensorcli.services.functions`` (``MultiplyAdd.apply``, ``GradientRescale.apply``) are callable. For the
 duration of a command, ``--max-bytes`` bounds every single allocation (the expression's static
 estimate and ``core.set_allocation_limit``).
 
@@ -43,758 +43,13 @@ JSON (``--json``, one object):
 """
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager
 from typing import Annotated, List, Optional
 
 import typer
 
-from tensorcli.commands import DebugOpt, JsonOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
 
-DEFAULT_MAX_BYTES = 2 * 1024 ** 3
-DEFAULT_MAX_DEPTH = 100
-MAX_JSON_ELEMENTS = 1_000_000
-NON_LEAF_NOTE = "non-leaf: .grad is not populated; use --retain-grad NAME"
-RESULT_NAME = "(result)"
-
-# mode key -> label shown in tables
-MODES = {
-    "enabled": "enabled",
-    "no_grad": "no_grad",
-    "enable_grad_in_no_grad": "no_grad+enable_grad",
-    "set_grad_enabled_false": "set_grad_enabled(False)",
-    "inference_mode": "inference_mode",
-}
-
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_RESERVED = frozenset({"torch", "core", "F", "nn", "MultiplyAdd", "GradientRescale"})
-
-
-
-def _node_name(fn):
-    """A node's name as PyTorch prints it in a tensor repr: 'torch::autograd::CopySlices' -> 'CopySlices'."""
-    return fn.name().replace("torch::autograd::", "")
-
-def _cli_error(arg, message):
-    from tensorcli.errors import CliError
-    return CliError(arg, message)
-
-
-def _first_line(e: BaseException) -> str:
-    from tensorcli.errors import describe
-    text = describe(e)
-    return text.splitlines()[0] if text else type(e).__name__
-
-
-# ---------------------------------------------------------------------------------------------
-# Options
-# ---------------------------------------------------------------------------------------------
-
-_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2,
-          "mib": 1024 ** 2, "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4,
-          "tb": 1024 ** 4, "tib": 1024 ** 4}
-
-
-def parse_max_bytes(text) -> int:
-    """'2GiB', '512M', '1000000' -> bytes (binary units); CliError('--max-bytes') otherwise."""
-    if isinstance(text, int):
-        value = text
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
-        if not m or m.group(2).lower() not in _UNITS:
-            raise _cli_error("--max-bytes", f"expected a byte count such as 2GiB, 512MiB or 1000000, "
-                                            f"got {text!r}")
-        value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if value < 1:
-        raise _cli_error("--max-bytes", f"must be at least 1 byte, got {text!r}")
-    return value
-
-
-def split_names(option: str, values) -> list:
-    """'x,w' (repeatable) -> ['x', 'w'], each a valid name."""
-    out = []
-    for v in values or ():
-        for name in str(v).split(","):
-            name = name.strip()
-            if not name:
-                continue
-            if not (_NAME.match(name) or re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*\[\d+\]", name)):
-                raise _cli_error(option, f"{name!r} is not a valid name")
-            if name not in out:
-                out.append(name)
-    return out
-
-
-def parse_let(value: str):
-    """'name=TENSOR' -> (name, TENSOR)."""
-    name, sep, spec = str(value).partition("=")
-    name = name.strip()
-    if not sep or not spec:
-        raise _cli_error("--let", f"expected name=TENSOR, got {value!r}")
-    if not _NAME.match(name):
-        raise _cli_error("--let", f"{name!r} is not a valid name (letters, digits, _; not starting with _)")
-    if name in _RESERVED:
-        raise _cli_error("--let", f"{name!r} is reserved (module alias or built-in Function)")
-    return name, spec
-
-
-def load_lets(lets, dtype=None, stdin_used=None) -> dict:
-    """--let values -> {name: Tensor}, loaded by tensorcli.io (``stdin_used``: io's per-command
-    record of the argument reading stdin)."""
-    from tensorcli import io
-    out = {}
-    stdin_used = [] if stdin_used is None else stdin_used
-    for item in lets or ():
-        name, spec = parse_let(item)
-        if name in out:
-            raise _cli_error("--let", f"{name!r} is given twice")
-        out[name] = io.load_tensor(spec, arg=f"--let {name}", dtype=dtype, stdin_used=stdin_used)
-    return out
-
-
-def mark_requires_grad(names: dict, requires_grad) -> None:
-    """Set requires_grad on the named --let leaves (PyTorch's error for non-floating dtypes)."""
-    for name in requires_grad:
-        if name not in names:
-            known = ", ".join(names) or "none"
-            raise _cli_error("--requires-grad", f"{name!r} is not a --let name (--let names: {known})")
-        t = names[name]
-        try:
-            t.requires_grad_(True)
-        except RuntimeError as e:
-            raise _cli_error("--requires-grad", f"{name} ({t.dtype}): {_first_line(e)}") from e
-
-
-@contextmanager
-def allocation_limit(max_bytes: int):
-    """core.set_allocation_limit(max_bytes) for the duration of the block."""
-    import core
-    old = core.set_allocation_limit(max_bytes)
-    try:
-        yield
-    finally:
-        core.set_allocation_limit(old)
-
-
-def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES, program=None):
-    """Evaluate EXPR with the built-in Functions; (result, namespace). Refusals and errors raised by
-    the expression become CliError('EXPR', ...)."""
-    from tensorcli import expr
-    from tensorcli.errors import USER_EXCEPTIONS
-    from tensorcli.functions import CALLABLES
-    limits = expr.Limits(max_bytes=max_bytes)
-    try:
-        if program is None:
-            program = expr.parse(source, limits)
-        return expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
-    except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
-    except RecursionError as e:
-        raise _cli_error("EXPR", "expression nested too deeply") from e
-    except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError) as e:
-        raise _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}") from e
-
-
-def parse_program(source: str, max_bytes: int):
-    from tensorcli import expr
-    try:
-        return expr.parse(source, expr.Limits(max_bytes=max_bytes))
-    except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
-
-
-def _require_tensor(value, what="the expression's result"):
-    import core
-    if not isinstance(value, core.Tensor):
-        raise _cli_error("EXPR", f"{what} is a {type(value).__name__}, not a tensor")
-    return value
-
-
-def named_tensors(namespace: dict, result, lets: dict | None = None) -> list:
-    """[(name, tensor)] in namespace order (tuple/list values as name[i]). A --let tensor the
-    expression rebound (``x = x * 2``) stays listed as 'x (--let)'; the result is added as
-    '(result)' when no name holds it."""
-    import core
-    out = []
-    for name, t in (lets or {}).items():
-        if namespace.get(name) is not t:
-            out.append((f"{name} (--let)", t))
-    for name, value in namespace.items():
-        if isinstance(value, core.Tensor):
-            out.append((name, value))
-        elif isinstance(value, (list, tuple)):
-            out.extend((f"{name}[{i}]", v) for i, v in enumerate(value) if isinstance(v, core.Tensor))
-    if isinstance(result, core.Tensor) and not any(t is result for _, t in out):
-        out.append((RESULT_NAME, result))
-    return out
-
-
-def result_name(namespace: dict, result, program) -> str:
-    """The name holding the result: the last statement's target when it is a plain name."""
-    import ast
-    last = program.statements[-1]
-    if isinstance(last, ast.Assign) and isinstance(last.targets[-1], ast.Name):
-        name = last.targets[-1].id
-        if namespace.get(name) is result:
-            return name
-    if isinstance(last, ast.AugAssign) and isinstance(last.target, ast.Name):
-        if namespace.get(last.target.id) is result:
-            return last.target.id
-    return RESULT_NAME
-
-
-# ---------------------------------------------------------------------------------------------
-# Tensor info
-# ---------------------------------------------------------------------------------------------
-
-def jsonable_values(t):
-    """Nested list of a tensor's values (NaN/Infinity as strings, as tensorcli.io writes them);
-    None above MAX_JSON_ELEMENTS."""
-    from tensorcli import io
-    if t is None or t.numel() > MAX_JSON_ELEMENTS:
-        return None
-    return io.json_data(t.detach().numpy())
-
-
-def _grad_of(t):
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return t.grad
-
-
-def grad_note(t) -> str | None:
-    """Why .grad is None (or None when it is set)."""
-    if _grad_of(t) is not None:
-        return None
-    if t.grad_fn is not None and not t.retains_grad:
-        return NON_LEAF_NOTE
-    if not t.requires_grad:
-        return "does not require grad"
-    return "not reached by backward"
-
-
-def tensor_info(name: str, t) -> dict:
-    g = _grad_of(t)
-    return {
-        "name": name,
-        "shape": list(t.shape),
-        "dtype": str(t.dtype),
-        "is_leaf": bool(t.is_leaf),
-        "requires_grad": bool(t.requires_grad),
-        "grad_fn": _node_name(t.grad_fn) if t.grad_fn is not None else None,
-        "retains_grad": bool(t.retains_grad),
-        "is_inference": bool(t.is_inference()),
-        "grad": jsonable_values(g),
-        "grad_text": str(g) if g is not None else None,
-        "note": grad_note(t),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# grad
-# ---------------------------------------------------------------------------------------------
-
-def _lookup(option, name, tensors: dict):
-    if name not in tensors:
-        known = ", ".join(n for n in tensors if n != RESULT_NAME) or "none"
-        raise _cli_error(option, f"unknown tensor {name!r} (named tensors: {known})")
-    return tensors[name]
-
-
-def _snapshot(tensors: dict) -> dict:
-    return {n: jsonable_values(_grad_of(t)) for n, t in tensors.items()}
-
-
-def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool = False,
-                backward_twice: bool = False, hooks=(), retain_grads=(), of: str | None = None,
-                then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
-    """Evaluate, backward (once or twice), and report every named tensor. ``on_hook(name, text)``
-    is called as each --hook fires."""
-    program = parse_program(source, max_bytes)
-    with allocation_limit(max_bytes):
-        result, ns = run_expression(source, names, max_bytes, program)
-        _require_tensor(result)
-        rname = result_name(ns, result, program)
-        pairs = named_tensors(ns, result, names)
-        tensors = dict(pairs)
-        if rname == RESULT_NAME:
-            tensors[RESULT_NAME] = result
-        target_name = of or rname
-        target = _require_tensor(_lookup("--of", target_name, tensors), f"--of {target_name}")
-        second_name = then or target_name
-        second = _require_tensor(_lookup("--then", second_name, tensors), f"--then {second_name}")
-        backward_twice = backward_twice or then is not None
-
-        fired = []
-        current_pass = [1]
-        for name in hooks:
-            t = _lookup("--hook", name, tensors)
-
-            def hook(grad, name=name):
-                text = str(grad)
-                fired.append({"name": name, "pass": current_pass[0], "grad": jsonable_values(grad),
-                              "text": text})
-                if on_hook is not None:
-                    on_hook(name, text)
-            try:
-                t.register_hook(hook)
-            except RuntimeError as e:
-                raise _cli_error("--hook", f"{name}: {_first_line(e)}") from e
-        for name in retain_grads:
-            t = _lookup("--retain-grad", name, tensors)
-            try:
-                t.retain_grad()
-            except RuntimeError as e:
-                raise _cli_error("--retain-grad", f"{name}: {_first_line(e)}") from e
-
-        passes = []
-        try:
-            target.backward(gradient, retain_graph=True if retain_graph else None)
-        except (RuntimeError, TypeError, ValueError) as e:
-            msg = _first_line(e)
-            arg = ("--gradient" if gradient is not None and "shape" in msg else
-                   "--of" if of is not None else "EXPR")
-            if "implicitly created only for scalar outputs" in msg:
-                msg += f" ({target_name} has shape {list(target.shape)}; pass --gradient with that shape)"
-            raise _cli_error(arg, f"{target_name}.backward(): {msg}") from e
-        passes.append({"of": target_name, "retain_graph": bool(retain_graph),
-                       "gradient": jsonable_values(gradient), "ok": True, "error": None,
-                       "grads": _snapshot(tensors), "explanation": None})
-
-        if backward_twice:
-            current_pass[0] = 2
-            g2 = gradient if second is target else None
-            entry = {"of": second_name, "retain_graph": False, "gradient": jsonable_values(g2),
-                     "ok": True, "error": None}
-            try:
-                second.backward(g2)
-            except (RuntimeError, TypeError, ValueError) as e:  # showing it is the point of the flag
-                entry["ok"] = False
-                entry["error"] = {"type": type(e).__name__, "message": str(e)}
-                if "backward through the graph a second time" in str(e):
-                    entry["explanation"] = ("expected: the first backward freed the tensors the graph "
-                                            "saved for backward; rerun with --retain-graph to keep them")
-                else:
-                    entry["explanation"] = "the second backward failed"
-            else:
-                entry["explanation"] = ("the graph was retained, so the second backward ran and the leaves' "
-                                        ".grad accumulated the gradients of both passes")
-            entry["grads"] = _snapshot(tensors)
-            passes.append(entry)
-
-        return {
-            "command": "grad",
-            "expr": source,
-            "result": tensor_info(rname, result),
-            "tensors": [tensor_info(n, t) for n, t in tensors.items()],
-            "backward": passes,
-            "hooks": fired,
-        }
-
-
-# ---------------------------------------------------------------------------------------------
-# graph
-# ---------------------------------------------------------------------------------------------
-
-def _np_dtype_name(a) -> str:
-    from core import dtypes
-    try:
-        return str(dtypes.from_numpy_dtype(a.dtype))
-    except TypeError:
-        return str(a.dtype)
-
-
-def _saved_records(node, names_by_array: dict, names_by_tensor: dict) -> list:
-    out = []
-    for s in node._saved_items():
-        name = None
-        if s.tensor is not None:
-            name = names_by_tensor.get(id(s.tensor))
-        if name is None:
-            name = names_by_array.get(id(s.data))
-        out.append({"name": name, "shape": list(s.data.shape), "dtype": _np_dtype_name(s.data),
-                    "bytes": int(s.data.nbytes), "is_output": bool(s.is_output)})
-    return out
-
-
-def build_graph(root_fn, tensors: dict, max_depth: int = DEFAULT_MAX_DEPTH):
-    """Nested dicts from ``root_fn`` through next_functions (iterative; shared nodes once)."""
-    from core.autograd.function import AccumulateGrad, BackwardCFunction
-    names_by_tensor = {}
-    names_by_array = {}
-    for n, t in tensors.items():
-        names_by_tensor.setdefault(id(t), n)
-        names_by_array.setdefault(id(t._data), n)
-    ids = {}
-    root = {}
-    stack = [(root, root_fn, 0)]
-    while stack:
-        d, fn, depth = stack.pop()
-        d["name"] = _node_name(fn)
-        if id(fn) in ids:
-            d["id"] = ids[id(fn)]
-            d["ref"] = True
-            continue
-        d["id"] = ids[id(fn)] = len(ids)
-        if isinstance(fn, AccumulateGrad):
-            v = fn.variable
-            d["variable"] = names_by_tensor.get(id(v))
-            d["shape"] = list(v.shape)
-            d["dtype"] = str(v.dtype)
-            continue
-        d["saved"] = [] if fn._freed else _saved_records(fn, names_by_array, names_by_tensor)
-        if fn._freed:
-            d["freed"] = True
-        if isinstance(fn, BackwardCFunction):
-            d["custom"] = True
-            d["needs_input_grad"] = [bool(b) for b in getattr(fn, "needs_input_grad", ())]
-        if depth >= max_depth:
-            d["truncated"] = True
-            d["next"] = []
-            continue
-        children = []
-        pending = []
-        for child, _ in fn.next_functions:
-            if child is None:
-                children.append(None)
-            else:
-                cd = {}
-                children.append(cd)
-                pending.append((cd, child, depth + 1))
-        d["next"] = children
-        stack.extend(reversed(pending))
-    return root, ids
-
-
-def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
-    """The autograd graph behind the result, from the result back to the leaves."""
-    from core import memory
-    program = parse_program(source, max_bytes)
-    with allocation_limit(max_bytes):
-        result, ns = run_expression(source, names, max_bytes, program)
-        _require_tensor(result)
-        rname = result_name(ns, result, program)
-        tensors = dict(named_tensors(ns, result, names))
-        if result.grad_fn is None:
-            graph = None
-            note = ("the result is a leaf that requires grad: its graph is just AccumulateGrad"
-                    if result.requires_grad else
-                    "the result does not require grad, so no graph was recorded "
-                    "(mark inputs with --requires-grad)")
-        else:
-            graph, _ = build_graph(result.grad_fn, tensors, max_depth)
-            note = None
-        inv = memory.graph_inventory(result, held=list(names.values()))
-        return {
-            "command": "graph",
-            "expr": source,
-            "result": tensor_info(rname, result),
-            "graph": graph,
-            "nodes": inv.nodes,
-            "leaves": inv.leaves,
-            "saved_tensors": inv.saved_tensors,
-            "saved_bytes": inv.saved_bytes,
-            "note": note,
-        }
-
-
-# ---------------------------------------------------------------------------------------------
-# modes
-# ---------------------------------------------------------------------------------------------
-
-@contextmanager
-def mode_context(key: str):
-    import core
-    if key == "enabled":
-        with core.enable_grad():
-            yield
-    elif key == "no_grad":
-        with core.no_grad():
-            yield
-    elif key == "enable_grad_in_no_grad":
-        with core.no_grad():
-            with core.enable_grad():
-                yield
-    elif key == "set_grad_enabled_false":
-        with core.set_grad_enabled(False):
-            yield
-    elif key == "inference_mode":
-        with core.inference_mode():
-            yield
-    else:  # pragma: no cover - keys come from MODES
-        raise ValueError(key)
-
-
-def _fresh(names: dict) -> dict:
-    """New leaves with the same values and requires_grad, so in-place ops in one mode's run
-    cannot leak into the next."""
-    out = {}
-    for n, t in names.items():
-        c = t.detach().clone()
-        if t.requires_grad:
-            c.requires_grad_(True)
-        out[n] = c
-    return out
-
-
-def modes_report(source: str, names: dict, *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
-    """Run EXPR under each grad mode and tabulate what the result carries."""
-    import core
-    from core import memory
-    from tensorcli.errors import CliError
-    program = parse_program(source, max_bytes)
-    rows = []
-    with allocation_limit(max_bytes):
-        for key, label in MODES.items():
-            row = {"mode": key, "label": label, "ok": True, "error": None, "requires_grad": None,
-                   "grad_fn": None, "is_leaf": None, "is_inference": None, "graph_nodes": 0,
-                   "saved_tensors": 0, "saved_bytes": 0}
-            inputs = _fresh(names)
-            try:
-                with mode_context(key):
-                    result, _ = run_expression(source, inputs, max_bytes, program)
-            except CliError as e:
-                from tensorcli import expr
-                if isinstance(e.__cause__, expr.ExprError):
-                    raise   # a refusal does not depend on the mode
-                row["ok"] = False
-                row["error"] = e.message
-                rows.append(row)
-                continue
-            if not isinstance(result, core.Tensor):
-                raise _cli_error("EXPR", f"the expression's result is a {type(result).__name__}, "
-                                         "not a tensor")
-            inv = memory.graph_inventory(result, held=list(inputs.values()))
-            row.update(requires_grad=bool(result.requires_grad),
-                       grad_fn=_node_name(result.grad_fn) if result.grad_fn is not None else None,
-                       is_leaf=bool(result.is_leaf), is_inference=bool(result.is_inference()),
-                       graph_nodes=inv.nodes, saved_tensors=inv.saved_tensors, saved_bytes=inv.saved_bytes)
-            rows.append(row)
-            del result, inv, inputs
-    if not any(r["ok"] for r in rows):
-        errors = {r["error"] for r in rows}
-        if len(errors) == 1:
-            raise _cli_error("EXPR", rows[0]["error"])
-    return {"command": "modes", "expr": source, "modes": rows, "summary": modes_summary(rows)}
-
-
-def _join(items) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def modes_summary(rows) -> str:
-    """One sentence stating what the modes table shows."""
-    from core.memory import format_bytes
-    ok = [r for r in rows if r["ok"]]
-    failed = [r for r in rows if not r["ok"]]
-    graph = [r for r in ok if r["grad_fn"] is not None]
-    none = [r for r in ok if r["grad_fn"] is None]
-    parts = []
-    if not graph:
-        if any(r["requires_grad"] for r in ok):
-            parts.append("No mode records a graph: the result is a leaf, so no operation was recorded")
-        else:
-            parts.append("No mode records a graph: nothing the result depends on requires grad "
-                         "(mark inputs with --requires-grad)")
-    else:
-        nodes = max(r["graph_nodes"] for r in graph)
-        saved = max(r["saved_bytes"] for r in graph)
-        parts.append(f"{_join(r['label'] for r in graph)} record{'s' if len(graph) == 1 else ''} a graph "
-                     f"({nodes} node{'s' if nodes != 1 else ''}, {format_bytes(saved)} saved for backward)")
-        if none:
-            parts.append(f"{_join(r['label'] for r in none)} build{'s' if len(none) == 1 else ''} none")
-    if any(r["is_inference"] for r in ok):
-        parts.append("inference_mode results are inference tensors, which cannot be used later in autograd")
-    if failed:
-        parts.append(f"the expression fails under {_join(r['label'] for r in failed)} (errors above)")
-    return "; ".join(parts) + "."
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering (Rich; imported inside the functions)
-# ---------------------------------------------------------------------------------------------
-
-def _yes(v) -> str:
-    return "-" if v is None else ("yes" if v else "no")
-
-
-def _fmt_shape(info) -> str:
-    return f"{info['dtype'].removeprefix('torch.')} {info['shape']}"
-
-
-def _table(title=None):
-    from rich.table import Table
-    from rich.text import Text
-    return Table(title=Text(title) if title is not None else None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
-                 header_style="bold underline")
-
-
-def render_grad(report: dict, console) -> None:
-    """Table of the named tensors, then the seed-style ``name.grad: ...`` lines."""
-    from rich.text import Text
-    passes = report["backward"]
-    twice_ok = len(passes) == 2 and passes[1]["ok"]
-    first = passes[0]
-    args = [a for a, on in (("gradient", first["gradient"] is not None),
-                            ("retain_graph=True", first["retain_graph"])) if on]
-    title = f"after {first['of']}.backward({', '.join(args)})"
-    if len(passes) == 2:
-        title += f", then {passes[1]['of']}.backward()"
-    t = _table(title)
-    for col in ("name", "tensor", "is_leaf", "requires_grad", "grad_fn", "retains_grad"):
-        t.add_column(col, no_wrap=col in ("name", "tensor", "grad_fn"))
-    for info in report["tensors"]:
-        t.add_row(Text(info["name"]), _fmt_shape(info), _yes(info["is_leaf"]), _yes(info["requires_grad"]),
-                  Text(info["grad_fn"] or "None"), _yes(info["retains_grad"]))
-    console.print(t)
-    for info in report["tensors"]:
-        name = info["name"]
-        if twice_ok:
-            g1 = passes[0]["grads"].get(name)
-            if g1 is not None:
-                console.print(Text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"),
-                              soft_wrap=True)
-        line = f"{name}.grad: {info['grad_text'] or 'None'}"
-        if info["note"] is not None:
-            line += f"  ({info['note']})"
-        console.print(Text(line), soft_wrap=True)
-    if len(passes) == 2:
-        second = passes[1]
-        if second["ok"]:
-            console.print(Text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"),
-                          soft_wrap=True)
-        else:
-            err = second["error"]
-            console.print(Text(f"second backward ({second['of']}.backward()) raised "
-                               f"{err['type']}: {err['message']}"), soft_wrap=True)
-            console.print(Text(second["explanation"], style="bold"), soft_wrap=True)
-
-
-def _grad_after_first(report, name) -> str:
-    import core
-    from core import dtypes
-    values = report["backward"][0]["grads"][name]
-    dtype = next(i["dtype"] for i in report["tensors"] if i["name"] == name)
-    return str(core.tensor(values, dtype=dtypes.as_dtype(dtype)))
-
-
-def _node_label(d, shared) -> "object":
-    from rich.text import Text
-    name = d["name"]
-    tag = f" #{d['id']}" if d.get("id") in shared else ""
-    if d.get("ref"):
-        return Text(f"{name}{tag} (shown above)", style="dim")
-    if name == "AccumulateGrad":
-        var = d.get("variable") or "an unnamed leaf"
-        return Text.assemble((f"AccumulateGrad{tag}", "green"),
-                             f" -> {var} ({d['dtype'].removeprefix('torch.')} {d['shape']})")
-    label = Text(f"{name}{tag}", style="bold")
-    if d.get("custom"):
-        label.append(f"  custom Function, needs_input_grad={tuple(d['needs_input_grad'])}")
-    if d.get("freed"):
-        label.append("  saved tensors freed by backward", style="dim")
-    elif d.get("saved"):
-        parts = []
-        for s in d["saved"]:
-            who = s["name"] or ("its output" if s["is_output"] else "unnamed")
-            parts.append(f"{who} {s['dtype'].removeprefix('torch.')} {s['shape']} {s['bytes']} B")
-        label.append("  saved: " + "; ".join(parts), style="cyan")
-    else:
-        label.append("  saves nothing", style="dim")
-    return label
-
-
-def render_graph(report: dict, console) -> None:
-    from rich.text import Text
-    from rich.tree import Tree
-    from core.memory import format_bytes
-    info = report["result"]
-    root_label = Text(f"{info['name']}: {_fmt_shape(info)}, requires_grad={info['requires_grad']}, "
-                      f"grad_fn={info['grad_fn']}")
-    tree = Tree(root_label)
-    graph = report["graph"]
-    if graph is None:
-        console.print(tree)
-        console.print(Text(report["note"]), soft_wrap=True)
-        return
-    shared = set()
-    stack = [graph]
-    while stack:
-        d = stack.pop()
-        if d is None:
-            continue
-        if d.get("ref"):
-            shared.add(d["id"])
-        stack.extend(d.get("next") or ())
-    # Each level indents 4 columns: beyond what the console can show, stop (the JSON has it all).
-    limit = max(4, (console.width - 40) // 4)
-    work = [(tree, graph, 0)]
-    while work:
-        parent, d, depth = work.pop()
-        if d is None:
-            parent.add(Text("None (input that needs no grad)", style="dim"))
-            continue
-        branch = parent.add(_node_label(d, shared))
-        children = d.get("next") or ()
-        if d.get("truncated") or (children and depth + 1 >= limit):
-            branch.add(Text("... deeper nodes not shown (see --json, --max-depth)", style="dim"))
-            continue
-        for child in reversed(children):
-            work.append((branch, child, depth + 1))
-    console.print(tree)
-    console.print(Text(f"{report['nodes']} node{'s' if report['nodes'] != 1 else ''}, "
-                       f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
-                       f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
-                       f"({format_bytes(report['saved_bytes'])}) saved for backward"), soft_wrap=True)
-
-
-def render_modes(report: dict, console) -> None:
-    from rich.text import Text
-    from core.memory import format_bytes
-    t = _table(f"modes: {report['expr']}")
-    for col, just in (("mode", "left"), ("requires_grad", "left"), ("grad_fn", "left"),
-                      ("is_inference", "left"), ("nodes", "right"), ("saved", "right")):
-        t.add_column(col, justify=just, no_wrap=True)
-    for r in report["modes"]:
-        if not r["ok"]:
-            t.add_row(Text(r["label"]), "-", Text("error (below)"), "-", "-", "-")
-            continue
-        t.add_row(Text(r["label"]), _yes(r["requires_grad"]), Text(r["grad_fn"] or "None"),
-                  _yes(r["is_inference"]), str(r["graph_nodes"]), format_bytes(r["saved_bytes"]))
-    console.print(t)
-    for r in report["modes"]:
-        if not r["ok"]:
-            console.print(Text(f"{r['label']}: {r['error']}"), soft_wrap=True)
-    console.print(Text(report["summary"]), soft_wrap=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# Typer commands
-# ---------------------------------------------------------------------------------------------
-
-LetOpt = Annotated[Optional[List[str]], typer.Option(
-    "--let", metavar="NAME=TENSOR",
-    help="Bind NAME to a tensor: JSON literal, .json/.npy/.npz[:key] file, or - for stdin. Repeatable.")]
-RequiresGradOpt = Annotated[Optional[List[str]], typer.Option(
-    "--requires-grad", metavar="NAMES", help="Comma-separated --let names to mark requires_grad=True "
-                                            "(floating point tensors only).")]
-LetDtypeOpt = Annotated[Optional[str], typer.Option(
-    "--dtype", metavar="DTYPE", help="Cast every --let tensor to this dtype first (float32, float64, ...).")]
-MaxBytesOpt = Annotated[str, typer.Option(
-    "--max-bytes", metavar="SIZE", help="Refuse any single allocation above SIZE (e.g. 2GiB, 512MiB, 1000000).")]
-
-
-def _inputs(let, requires_grad, dtype, stdin_used):
-    from tensorcli import io
-    dt = io.parse_dtype(dtype) if dtype is not None else None
-    names = load_lets(let, dt, stdin_used)
-    mark_requires_grad(names, split_names("--requires-grad", requires_grad))
-    return names
+DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
 
 def _print_json(report: dict) -> None:
@@ -802,105 +57,112 @@ def _print_json(report: dict) -> None:
     typer.echo(io.dumps(report))
 
 
+def grad(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
+                                         "syntax; the last one is the tensor to call backward on.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    gradient: Annotated[Optional[str], typer.Option(
+        "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
+    retain_graph: Annotated[bool, typer.Option(
+        "--retain-graph", help="First backward with retain_graph=True.")] = False,
+    backward_twice: Annotated[bool, typer.Option(
+        "--backward-twice", help="Call backward a second time and show what happens.")] = False,
+    hook: Annotated[Optional[List[str]], typer.Option(
+        "--hook", metavar="NAME", help="Register a hook on NAME that prints the gradient flowing "
+                                       "through it. Repeatable.")] = None,
+    retain_grad: Annotated[Optional[List[str]], typer.Option(
+        "--retain-grad", metavar="NAME", help="Call NAME.retain_grad() so a non-leaf keeps .grad. "
+                                              "Repeatable.")] = None,
+    of: Annotated[Optional[str], typer.Option(
+        "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
+    then: Annotated[Optional[str], typer.Option(
+        "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
+    from tensorcli import io, render
+    from tensorcli.render.autograd import print_hook, render_grad
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    stdin_used = []
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
+        g = None
+        if gradient is not None:
+            g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
+    hooks = ag.split_names("--hook", hook)
+    retains = ag.split_names("--retain-grad", retain_grad)
+    console = None if json_ else render.console(no_color)
+
+    def on_hook(name, text):
+        if console is not None:
+            print_hook(console, name, text)
+
+    report = ag.grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
+                         hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
+                         max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_grad(report, console)
+
+def graph(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor whose graph is shown.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    max_depth: Annotated[int, typer.Option(
+        "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward."""
+    from tensorcli import render
+    from tensorcli.render.autograd import render_graph
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, [])
+    report = ag.graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_graph(report, render.console(no_color))
+
+def modes(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor inspected.")],
+    let: LetOpt = None,
+    requires_grad: RequiresGradOpt = None,
+    dtype: DtypeOpt = None,
+    max_bytes: MaxBytesOpt = "2GiB",
+    json_: JsonOpt = False,
+    debug: DebugOpt = False,
+    no_color: NoColorOpt = False,
+):
+    """Run EXPR under each grad mode (enabled, no_grad, enable_grad, set_grad_enabled, inference_mode)."""
+    from tensorcli import render
+    from tensorcli.render.autograd import render_modes
+    from tensorcli.services import autograd as ag
+    limit = ag.parse_max_bytes(max_bytes)
+    with ag.allocation_limit(limit):
+        names = ag.load_inputs(let, requires_grad, dtype, [])
+    report = ag.modes_report(expr, names, max_bytes=limit)
+    if json_:
+        _print_json(report)
+    else:
+        render_modes(report, render.console(no_color))
+
+
 def register(app) -> None:
-    @app.command(rich_help_panel="autograd")
-    def grad(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
-                                             "syntax; the last one is the tensor to call backward on.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        gradient: Annotated[Optional[str], typer.Option(
-            "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
-        retain_graph: Annotated[bool, typer.Option(
-            "--retain-graph", help="First backward with retain_graph=True.")] = False,
-        backward_twice: Annotated[bool, typer.Option(
-            "--backward-twice", help="Call backward a second time and show what happens.")] = False,
-        hook: Annotated[Optional[List[str]], typer.Option(
-            "--hook", metavar="NAME", help="Register a hook on NAME that prints the gradient flowing "
-                                           "through it. Repeatable.")] = None,
-        retain_grad: Annotated[Optional[List[str]], typer.Option(
-            "--retain-grad", metavar="NAME", help="Call NAME.retain_grad() so a non-leaf keeps .grad. "
-                                                  "Repeatable.")] = None,
-        of: Annotated[Optional[str], typer.Option(
-            "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
-        then: Annotated[Optional[str], typer.Option(
-            "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
-        dtype: LetDtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
-        from tensorcli import io, render
-        limit = parse_max_bytes(max_bytes)
-        stdin_used = []
-        with allocation_limit(limit):
-            names = _inputs(let, requires_grad, dtype, stdin_used)
-            g = None
-            if gradient is not None:
-                g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
-        hooks = split_names("--hook", hook)
-        retains = split_names("--retain-grad", retain_grad)
-        console = None if json_ else render.console(no_color)
-
-        def on_hook(name, text):
-            if console is not None:
-                from rich.text import Text
-                console.print(Text(f"hook {name}: {text}"), soft_wrap=True)
-
-        report = grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
-                             hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
-                             max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_grad(report, console)
-
-    @app.command(rich_help_panel="autograd")
-    def graph(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                             "is the tensor whose graph is shown.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        max_depth: Annotated[int, typer.Option(
-            "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
-        dtype: LetDtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward."""
-        from tensorcli import render
-        limit = parse_max_bytes(max_bytes)
-        with allocation_limit(limit):
-            names = _inputs(let, requires_grad, dtype, [])
-        report = graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_graph(report, render.console(no_color))
-
-    @app.command(rich_help_panel="autograd")
-    def modes(
-        expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                             "is the tensor inspected.")],
-        let: LetOpt = None,
-        requires_grad: RequiresGradOpt = None,
-        dtype: LetDtypeOpt = None,
-        max_bytes: MaxBytesOpt = "2GiB",
-        json_: JsonOpt = False,
-        debug: DebugOpt = False,
-        no_color: NoColorOpt = False,
-    ):
-        """Run EXPR under each grad mode (enabled, no_grad, enable_grad, set_grad_enabled, inference_mode)."""
-        from tensorcli import render
-        limit = parse_max_bytes(max_bytes)
-        with allocation_limit(limit):
-            names = _inputs(let, requires_grad, dtype, [])
-        report = modes_report(expr, names, max_bytes=limit)
-        if json_:
-            _print_json(report)
-        else:
-            render_modes(report, render.console(no_color))
+    app.command(rich_help_panel="autograd")(grad)
+    app.command(rich_help_panel="autograd")(graph)
+    app.command(rich_help_panel="autograd")(modes)

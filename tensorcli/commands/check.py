@@ -3,7 +3,7 @@
 Exit status: 0 when every case passes (skipped cases allowed), 1 when a case fails or errors,
 2 when a case file is malformed (the message names the file, the case and the field), a path does
 not exist, -k matches no case, or --against-torch is given without PyTorch installed. The case-file format is
-documented in ``tensorcli/checks.py`` and docs; ``examples/`` holds working case files.
+documented in ``tensorcli/services/cases.py`` and docs; ``examples/`` holds working case files.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from . import DebugOpt, JsonOpt, NoColorOpt
+from tensorcli.commands import escape_markup
+from tensorcli.commands.options import DebugOpt, JsonOpt, NoColorOpt
 
 HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
 
@@ -45,13 +46,8 @@ Directories contribute their *.toml and *.json files (sorted, not recursive).
 """
 
 
-def _help():
-    from tensorcli.app import _escape   # Rich markup: '[[case]]' must print as written
-    return _escape(HELP)
-
-
 def register(app):
-    @app.command("check", help=_help(), rich_help_panel="inspect")
+    @app.command("check", help=escape_markup(HELP), rich_help_panel="inspect")  # '[[case]]' as written
     def check(
         paths: Annotated[List[str], typer.Argument(metavar="FILE_OR_DIR", show_default=False,
                                                    help="Case files (.toml/.json) or directories of them.")],
@@ -71,8 +67,10 @@ def register(app):
         no_color: NoColorOpt = False,
     ):
         import sys
-        from tensorcli import checks, io, render
+        from tensorcli import io, render
         from tensorcli.errors import CliError, report as report_error
+        from tensorcli.render import checks as view
+        from tensorcli.services import check_report, checks
 
         try:
             files, cases, errors = checks.load_paths(paths)
@@ -80,15 +78,15 @@ def register(app):
             raise CliError(None, str(e)) from None
         if errors:
             if json_:
-                sys.stdout.write(io.dumps(checks.malformed_json(errors)) + "\n")
+                sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
             if junit:
-                _write(junit, checks.malformed_junit(errors))
+                _write(junit, check_report.malformed_junit(errors))
             for e in errors[:-1]:
                 report_error(CliError(None, str(e)))
             raise CliError(None, str(errors[-1]))
         if against_torch:
             try:
-                checks._engine("torch")
+                checks.torch_engine()
             except checks.TorchUnavailable as e:
                 raise CliError("--against-torch", f"PyTorch is not installed, so cases cannot be compared "
                                                   f"with it ({e})") from None
@@ -100,7 +98,7 @@ def register(app):
         progress = None
         if con is not None:
             def progress(r):
-                con.print(checks.render_line(r), soft_wrap=True)
+                con.print(view.render_line(r), soft_wrap=True)
         import gc
         gc.collect()
         gc.freeze()   # core.memory's gc.collect() calls then skip the modules' objects (torch's: ~1 s)
@@ -110,11 +108,11 @@ def register(app):
         finally:
             gc.unfreeze()
         if junit:
-            _write(junit, checks.to_junit(rep))
+            _write(junit, check_report.to_junit(rep))
         if json_:
-            sys.stdout.write(io.dumps(checks.to_json(rep)) + "\n")
+            sys.stdout.write(io.dumps(check_report.to_json(rep)) + "\n")
         else:
-            checks.render(rep, con, lines=False)
+            view.render(rep, con, lines=False)
         if rep.exit_code:
             raise typer.Exit(rep.exit_code)
 

@@ -7,7 +7,7 @@ and ``tensorcli graph`` show custom Functions at work: ``ctx.save_for_backward``
     MultiplyAdd.apply(w, x, b)          # w * x + b
     GradientRescale.apply(x, 0.2)       # identity forward, backward scales the gradient by 0.2
 
-``CALLABLES`` is what the commands pass to ``tensorcli.expr.evaluate(extra_callables=...)``
+``CALLABLES`` is what the commands pass to ``tensorcli.services.expr.evaluate(extra_callables=...)``
 (exact dotted chains, so only ``.apply`` is reachable).
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Views for people: the result header + tensor, explain tables, `show` statistics.
+"""Every piece of output for people (Rich lives here and only here): the result header + tensor,
+explain tables, `show` statistics, the autograd / memory / check views (submodules).
 
 Plain text (no Rich import) when colour is off, which is the usual case in scripts and pipes;
 Rich only when writing to a terminal with colour allowed. Colour is off with --no-color,
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from ..services.text import fmt_value, shape_str, table_lines  # noqa: F401 - part of render's API
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
@@ -45,10 +48,6 @@ def _emit(text: str, *, color: bool, file, style_lines=None):
         c.print(Text(line, style=style) if style else line, markup=False, highlight=style is None)
 
 
-def shape_str(shape) -> str:
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
-
-
 def result_text(result, title: str) -> str:
     """'title -> int64 [2, 2]' then the PyTorch-style repr (core summarises large tensors)."""
     from core import Tensor
@@ -79,29 +78,14 @@ def print_lines(lines, *, no_color: bool = False, file=None, title_style="bold")
     _emit("\n".join(lines), color=use_color(no_color, file), file=file, style_lines={0: title_style})
 
 
-def table_lines(rows, *, sep="  ") -> list[str]:
-    """Left-aligned columns; rows are lists of strings (ragged rows allowed)."""
-    if not rows:
-        return []
-    n = max(len(r) for r in rows)
-    widths = [max((len(r[i]) for r in rows if i < len(r)), default=0) for i in range(n)]
-    out = []
-    for r in rows:
-        cells = [c.ljust(widths[i]) if i < len(r) - 1 else c for i, c in enumerate(r)]
-        out.append(sep.join(cells).rstrip())
-    return out
-
-
-def fmt_value(v) -> str:
-    """A Python number as PyTorch prints single elements (3, 2.5000 -> 2.5, True, nan, inf)."""
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, float):
-        if v != v:
-            return "nan"
-        if v in (float("inf"), float("-inf")):
-            return "inf" if v > 0 else "-inf"
-        if v == int(v) and abs(v) < 1e16:
-            return f"{int(v)}."
-        return f"{v:.6g}"
-    return str(v)
+def stats_lines(t, s) -> list[str]:
+    """`tensorcli show`: header, min/max/mean/std (of finite values), NaN/Inf counts, the tensor."""
+    lines = [f"tensor {t.dtype.name} {shape_str(t.shape)} ({s['numel']} elements)"]
+    if s["min"] is not None:
+        label = " (finite values)" if s["nan"] or s["inf"] else ""
+        lines.append(f"min {fmt_value(s['min'])}  max {fmt_value(s['max'])}  "
+                     f"mean {s['mean']:.6g}  std {s['std']:.6g}{label}")
+    if t.dtype.is_floating_point:
+        lines.append(f"nan {s['nan']}  inf {s['inf']}")
+    lines.append(repr(t))
+    return lines

@@ -33,246 +33,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import CliError
-from .io import c_order as _c_order
+import core
+from core import Tensor
 
-# Operands whose values flow into the output; anything else tensor-valued steers (index, mask...).
-DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
-SCALAR_DATA = ("value", "fill_value")
-OUT_NAMES = ("out", "self", "result", "output")
+from ..errors import CliError
+from ..io import c_order as _c_order, json_scalar
+from ..spec import OUT_NAMES, SCALAR_DATA, data_names
+from .explain_rule import Cell, Eval, bind, find_ref, index_lookups, parse_rule, pattern
+from .text import fmt_value
+
 SENTINEL = float(2 ** 45)  # code of a scalar `value` (outside the range of element codes)
 CODE_LO, CODE_HI = 2 ** 40, 2 ** 41
 BATCH = 50                # powers of two per probe run (exact in float64)
 MAX_PROBE_ELEMENTS = 20000
 MAX_ONEHOT_ELEMENTS = 1000
 MAX_EXPLAIN_ELEMENTS = 200_000
-
-
-# -- formula parsing --------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(\+=|//|[\[\]()+\-*/%=,]))")
-
-
-class _Parser:
-    def __init__(self, text):
-        self.toks = []
-        pos = 0
-        text = text.strip()
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if not m or m.end() == pos:
-                raise ValueError(f"cannot parse formula at {text[pos:]!r}")
-            num, name, op = m.groups()
-            self.toks.append(("num", int(num)) if num else ("name", name) if name else ("op", op))
-            pos = m.end()
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
-        self.i = 0
-
-    def peek(self):
-        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
-
-    def take(self, kind=None, value=None):
-        t = self.peek()
-        if t[0] is None or (kind and t[0] != kind) or (value is not None and t[1] != value):
-            raise ValueError(f"unexpected {t[1]!r} in formula")
-        self.i += 1
-        return t
-
-    def formula(self):
-        lhs = self.expr()
-        if self.peek() == ("op", "+="):  # 'out[...] += src[...]'
-            self.take()
-        else:
-            self.take("op", "=")
-        rhs = self.expr()
-        if self.peek()[0] is not None:
-            raise ValueError("trailing text in formula")
-        return lhs, rhs
-
-    def expr(self):
-        node = self.term()
-        while self.peek() in (("op", "+"), ("op", "-")):
-            op = self.take()[1]
-            node = ("bin", op, node, self.term())
-        return node
-
-    def term(self):
-        node = self.factor()
-        while self.peek() in (("op", "*"), ("op", "//"), ("op", "%"), ("op", "/")):
-            op = self.take()[1]
-            node = ("bin", "//" if op == "/" else op, node, self.factor())
-        return node
-
-    def factor(self):
-        t = self.peek()
-        if t == ("op", "-"):
-            self.take()
-            return ("neg", self.factor())
-        if t == ("op", "("):
-            self.take()
-            node = self.expr()
-            self.take("op", ")")
-            return node
-        if t[0] == "num":
-            self.take()
-            return ("num", t[1])
-        if t[0] == "name":
-            self.take()
-            if self.peek() == ("op", "("):  # reduce(a, b): a call, kept for finding refs inside
-                self.take()
-                args = [self.expr()]
-                while self.peek() == ("op", ","):
-                    self.take()
-                    args.append(self.expr())
-                self.take("op", ")")
-                return ("call", t[1], args)
-            subs = []
-            while self.peek() == ("op", "["):
-                self.take()
-                subs.append(self.expr())
-                self.take("op", "]")
-            return ("ref", t[1], subs) if subs else ("var", t[1])
-        raise ValueError(f"unexpected {t[1]!r} in formula")
-
-
-def parse_rule(text):
-    """(lhs, rhs) ASTs of 'out[i][j] = input[i][index[i][j]]', or None if it does not parse.
-    A trailing comment after two spaces and '(' ('...  (row-major order)') is ignored."""
-    formula = re.split(r"\s{2,}\(", text, maxsplit=1)[0]
-    try:
-        return _Parser(formula).formula()
-    except ValueError:
-        return None
-
-
-def _pattern(node):
-    """The subscripts of a plain ref like out[i][0][j]: ['i', 0, 'j'] (distinct variables or ints), else None."""
-    if node[0] != "ref" or not all(s[0] in ("var", "num") for s in node[2]):
-        return None
-    pat = [s[1] for s in node[2]]
-    names = [p for p in pat if isinstance(p, str)]
-    return pat if len(set(names)) == len(names) else None
-
-
-def _bind(pat, coords, lead=None):
-    """Variables of `pat` bound to coords (a leading output number first when the pattern has one
-    more subscript); None when the pattern does not describe this cell."""
-    if pat is None:
-        return None
-    coords = list(coords)
-    if lead is not None and len(pat) == len(coords) + 1:
-        coords = [lead] + coords
-    if len(pat) != len(coords):
-        return None
-    env = {}
-    for p, c in zip(pat, coords):
-        if isinstance(p, int):
-            if p != c:
-                return None
-        else:
-            env[p] = int(c)
-    return env
-
-
-class _Cell:
-    def __init__(self, name, coords):
-        self.name, self.coords = name, tuple(coords)
-
-    def __repr__(self):
-        return self.name + "".join(f"[{c}]" for c in self.coords)
-
-
-class _Eval:
-    """Evaluate a parsed formula with bound loop variables and the call's index operands."""
-
-    def __init__(self, env, lookup):
-        self.env, self.lookup = env, lookup
-
-    def value(self, node):
-        k = node[0]
-        if k == "num":
-            return node[1]
-        if k == "var":
-            if node[1] not in self.env:
-                raise KeyError(node[1])
-            return self.env[node[1]]
-        if k == "neg":
-            return -self.value(node[1])
-        if k == "call":
-            raise TypeError("a function call in a formula")
-        if k == "bin":
-            a, b = self.value(node[2]), self.value(node[3])
-            if isinstance(a, _Cell) or isinstance(b, _Cell):
-                raise TypeError("arithmetic on a data cell")
-            return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[node[1]]
-        coords = [self.value(s) for s in node[2]]
-        if any(isinstance(c, _Cell) for c in coords):
-            raise TypeError("data cell used as an index")
-        return self.lookup(node[1], coords)
-
-    def text(self, node, top=True):
-        """The formula with numbers substituted; nested index lookups shown as index[0][1]=2."""
-        k = node[0]
-        if k == "num":
-            return str(node[1])
-        if k == "var":
-            return str(self.env.get(node[1], node[1]))
-        if k == "neg":
-            return "-" + self.text(node[1], False)
-        if k == "call":
-            return f"{node[1]}({', '.join(self.text(a, False) for a in node[2])})"
-        if k == "bin":
-            return f"{self.text(node[2], False)}{node[1]}{self.text(node[3], False)}"
-        parts = []
-        for s in node[2]:
-            t = self.text(s, False)
-            if s[0] in ("num", "var"):
-                parts.append(f"[{t}]")
-            else:
-                try:
-                    v = self.value(s)
-                    parts.append(f"[{t}={v}]")
-                except Exception:  # noqa: BLE001 - out of range: show unevaluated
-                    parts.append(f"[{t}]")
-        return node[1] + "".join(parts)
-
-
-def _find_ref(node, names):
-    """The first ref named one of `names` with a plain pattern (src[i][j] inside alpha * src[i][j])."""
-    if node[0] == "ref":
-        if node[1] in names and _pattern(node) is not None:
-            return node
-        for s in node[2]:
-            r = _find_ref(s, names)
-            if r is not None:
-                return r
-    elif node[0] in ("bin", "call"):
-        for s in (node[2:] if node[0] == "bin" else node[2]):
-            r = _find_ref(s, names)
-            if r is not None:
-                return r
-    elif node[0] == "neg":
-        return _find_ref(node[1], names)
-    return None
-
-
-def _index_lookups(node, ev, out, top=True):
-    """Collect {name: coords} for refs nested inside subscripts (index[i][j] in input[i][index[i][j]])."""
-    if node[0] == "ref":
-        if not top:
-            try:
-                out.setdefault(node[1], [int(ev.value(s)) for s in node[2]])
-            except Exception:  # noqa: BLE001
-                pass
-        for s in node[2]:
-            _index_lookups(s, ev, out, False)
-    elif node[0] == "bin":
-        _index_lookups(node[2], ev, out, False)
-        _index_lookups(node[3], ev, out, False)
-    elif node[0] == "neg":
-        _index_lookups(node[1], ev, out, False)
-    return out
 
 
 # -- the explanation ----------------------------------------------------------------------------
@@ -306,22 +81,7 @@ class Explanation:
         if not self.full():
             self.rows.append((row, line))
 
-    def lines(self, max_rows=40):
-        out = [self.header, f"rule: {self.rule}" if self.rule else
-               "rule: (no formula registered; rows come from running the op)"]
-        rows = self.rows if not max_rows else self.rows[:max_rows]
-        from .render import table_lines
-        out += table_lines([r[1] for r in rows], sep=" ")
-        if not self.total:
-            out.append("(nothing to show: no elements)")
-        left = self.total - len(rows)
-        if left > 0:
-            out.append(f"... {left} more row{'s' if left != 1 else ''} left out (--max-rows 0 shows all)")
-        out += self.notes
-        return out
-
     def to_json(self, max_rows=40):
-        from .io import json_scalar
         rows = self.rows if not max_rows else self.rows[:max_rows]
         obj = {"explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
                "explain_left_out": self.total - len(rows)}
@@ -352,12 +112,11 @@ class _Operand:
 
 def _data_operands(call):
     """[_Operand] for every data operand in call order, and {param: scalar} for scalar data."""
-    from core import Tensor
     ops, scalars = [], {}
     first = True
     for s in call.specs:
         v = call.values.get(s.name)
-        is_data = s.name in DATA_NAMES or (first and s.positional)
+        is_data = s.name in data_names(call.info) or (first and s.positional)
         first = False
         if s.name in SCALAR_DATA and s.name in call.values and not isinstance(v, Tensor):
             scalars[s.name] = v
@@ -376,7 +135,6 @@ def _data_operands(call):
 
 def _run_with(call, ops, fills, scalar_value):
     """Run the op with data operands replaced by `fills` (list of float64 arrays)."""
-    import core
     replace = {}
     for o, arr in zip(ops, fills):
         t = core.from_numpy(_c_order(arr.reshape(o.shape)))
@@ -394,12 +152,10 @@ def _run_with(call, ops, fills, scalar_value):
 
 
 def _scalar_names(call):
-    from core import Tensor
     return [n for n in SCALAR_DATA if n in call.values and not isinstance(call.values[n], Tensor)]
 
 
 def _outputs(res):
-    from core import Tensor
     if isinstance(res, Tensor):
         return [np.asarray(res._data, dtype=np.float64)]
     return [np.asarray(r._data, dtype=np.float64) for r in res]
@@ -571,7 +327,6 @@ def _rule_for(call, ndim, dim):
     try:
         params = inspect.signature(info.rule).parameters
         has_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        from core import Tensor
         extra = {k: (list(v) if isinstance(v, tuple) else v) for k, v in call.values.items()
                  if k not in ("dim",) and not isinstance(v, Tensor)
                  and not (isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor))
@@ -591,7 +346,6 @@ def _wrap_dim(dim, in_ndim, out_ndim):
 
 def explain(call, result, *, at=None, max_rows=0) -> Explanation:
     """The explanation of one op call (see the module docstring)."""
-    from core import Tensor
     info = call.info
     ops, scalars = _data_operands(call)
     if not ops:
@@ -659,23 +413,24 @@ def explain(call, result, *, at=None, max_rows=0) -> Explanation:
 
 
 def _lookup_fn(call):
-    from core import Tensor
+
+    data = data_names(call.info)
 
     def lookup(name, coords):
         v = call.values.get(name)
         if isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor):
             v, coords = v[coords[0]], coords[1:]
         if not isinstance(v, Tensor):
-            if name in DATA_NAMES or name in OUT_NAMES:
-                return _Cell(name, coords)
+            if name in data or name in OUT_NAMES:
+                return Cell(name, coords)
             raise KeyError(name)
         a = v._data
         if len(coords) != a.ndim or any(not (0 <= c < s) for c, s in zip(coords, a.shape)):
-            if name in DATA_NAMES:
-                return _Cell(name, coords)
+            if name in data:
+                return Cell(name, coords)
             raise IndexError(f"{name}{_cells(coords)} out of range")
-        if name in DATA_NAMES:
-            return _Cell(name, coords)
+        if name in data:
+            return Cell(name, coords)
         return int(a[tuple(coords)])
     return lookup
 
@@ -697,7 +452,7 @@ def _source_json(src):
 
 
 def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, multi, scalars):
-    pat = _pattern(parsed[0]) if parsed is not None else None
+    pat = pattern(parsed[0]) if parsed is not None else None
     mismatches = 0
     for oi, (arr, dec) in enumerate(zip(real, decoded)):
         shape = arr.shape
@@ -716,16 +471,16 @@ def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, m
                 row["output"] = oi
             src = dec[flat]
             parts = [outname + _cells(coords)]
-            env = _bind(pat, coords, oi if multi else None)
+            env = bind(pat, coords, oi if multi else None)
             if env is not None:
-                ev = _Eval(env, lookup)
+                ev = Eval(env, lookup)
                 try:
                     cell = ev.value(parsed[1])
                 except Exception:  # noqa: BLE001 - the formula does not cover this cell (e.g. a fill)
                     cell = None
-                if isinstance(cell, _Cell):
+                if isinstance(cell, Cell):
                     parts.append(ev.text(parsed[1]))
-                    idx = _index_lookups(parsed[1], ev, {})
+                    idx = index_lookups(parsed[1], ev, {})
                     if idx:
                         row["index_cells"] = idx
                     if src is not None and src[0] == "op":
@@ -756,61 +511,68 @@ def _gather_rows(ex, ops, real, decoded, contrib, sumlike, parsed, lookup, at, m
 
 
 def _fmt(v):
-    from .render import fmt_value
     return fmt_value(v)
 
 
-def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lookup, at):
-    """Rows per src element: where it lands; collisions and untouched cells after."""
-    shape = out.shape
-    landing = {}                                   # (operand, coords) -> [out coords]
-    writers = {}                                   # out flat -> [(operand, coords)]
-    winner = {}                                    # out flat -> (operand, coords) shown by the coded run
-    untouched = []
-    include_input = {}
+@dataclass
+class _Landing:
+    """Where a scatter-like run put each src element (from the decoded output codes)."""
+
+    landing: dict = field(default_factory=dict)    # (operand, coords) -> [out coords]
+    writers: dict = field(default_factory=dict)    # out flat -> [(operand, coords)]
+    winner: dict = field(default_factory=dict)     # out flat -> (operand, coords) shown by the coded run
+    untouched: list = field(default_factory=list)  # out flats that kept input
+    include_input: dict = field(default_factory=dict)   # out flat -> input also accumulated there
+    lost: dict = field(default_factory=dict)       # (operand, coords) -> out coords the formula names
+
+
+def _landings(ops, dec, contrib, shape) -> _Landing:
+    r = _Landing()
     for flat, d in enumerate(dec):
         if d is None:
             lst = [x for x in contrib.get((0, flat), [])]
-            include_input[flat] = any(o is ops[0] for o, _ in lst)
+            r.include_input[flat] = any(o is ops[0] for o, _ in lst)
             srcs = [(o, c) for o, c in lst if o is not ops[0]]
         elif d[0] == "op" and d[1] is ops[0]:
-            untouched.append(flat)
+            r.untouched.append(flat)
             continue
         elif d[0] == "op":
             srcs = [(d[1], d[2])]
-            winner[flat] = srcs[0]
+            r.winner[flat] = srcs[0]
         else:
             srcs = []
-            writers.setdefault(flat, [])
+            r.writers.setdefault(flat, [])
         for s in srcs:
             oc = tuple(int(c) for c in np.unravel_index(flat, shape)) if shape else ()
-            landing.setdefault((s[0], s[1]), []).append(oc)
-            writers.setdefault(flat, []).append(s)
+            r.landing.setdefault((s[0], s[1]), []).append(oc)
+            r.writers.setdefault(flat, []).append(s)
+    return r
 
-    sref = _find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
-    spat = _pattern(sref) if sref is not None else None
-    # src elements the run does not show anywhere: ask the formula where they were headed
-    lost = {}
+
+def _find_lost(r: _Landing, src_ops, spat, parsed, lookup, shape):
+    """src elements the run does not show anywhere: ask the formula where they were headed."""
     for o in src_ops:
         for e in range(o.n):
             c = o.unravel(e)
-            env = _bind(spat, c)
-            if (o, c) in landing or env is None:
+            env = bind(spat, c)
+            if (o, c) in r.landing or env is None:
                 continue
-            ev = _Eval(env, lookup)
+            ev = Eval(env, lookup)
             try:
                 cell = ev.value(parsed[0])
             except Exception:  # noqa: BLE001 - e.g. outside index's shape: unused
                 continue
-            if isinstance(cell, _Cell) and len(cell.coords) == len(shape) and all(
+            if isinstance(cell, Cell) and len(cell.coords) == len(shape) and all(
                     0 <= x < s for x, s in zip(cell.coords, shape)):
-                lost[(o, c)] = cell.coords
+                r.lost[(o, c)] = cell.coords
                 flat = int(np.ravel_multi_index(cell.coords, shape)) if shape else 0
-                writers.setdefault(flat, []).append((o, c))
+                r.writers.setdefault(flat, []).append((o, c))
 
-    collisions = []
-    coll_ws = {}
-    for flat, ws in sorted(writers.items()):
+
+def _collisions(r: _Landing, ops, dec, sumlike, shape):
+    """([collision JSON], {out coords: (writers, winner)}) for cells written by several src elements."""
+    collisions, coll_ws = [], {}
+    for flat, ws in sorted(r.writers.items()):
         if len(ws) < 2:
             continue
         ws = sorted(ws, key=lambda w: (ops.index(w[0]), w[1]))
@@ -818,21 +580,54 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
         accumulate = dec[flat] is None  # several sources in one value; else one wins (an overwrite race)
         entry = {"out": oc, "src": [[*c] for _, c in ws],
                  "mode": ("accumulate" if sumlike else "reduce") if accumulate else "nondeterministic"}
-        if not accumulate and flat in winner:
-            entry["core_winner"] = list(winner[flat][1])
+        if not accumulate and flat in r.winner:
+            entry["core_winner"] = list(r.winner[flat][1])
         if any(o.label != "src" for o, _ in ws):
             entry["operands"] = [o.label for o, _ in ws]
         collisions.append(entry)
-        coll_ws[tuple(oc)] = (ws, winner.get(flat))
-    coll_by_cell = {tuple(e["out"]): e for e in collisions}
+        coll_ws[tuple(oc)] = (ws, r.winner.get(flat))
+    return collisions, coll_ws
 
-    target = at[1] if at is not None else None
+
+def _row_formula(row, spat, c, parsed, lookup):
+    """The formula text of src element c's destination (and its index lookups into row), or None."""
+    env = bind(spat, c)
+    if env is None:
+        return None
+    ev = Eval(env, lookup)
+    try:
+        ok = isinstance(ev.value(parsed[0]), Cell)
+    except Exception:  # noqa: BLE001
+        ok = False
+    if not ok:
+        return None
+    idx = index_lookups(parsed[0], ev, {})
+    if idx:
+        row["from"] = idx
+    return ev.text(parsed[0])
+
+
+def _collision_text(row, line, coll, coll_ws, o, c, dc):
+    ws, won = coll_ws[tuple(dc)]
+    rest = [(oo, cc) for oo, cc in ws if not (oo is o and cc == c)]
+    others = [oo.label + _cells(cc) for oo, cc in rest]
+    if coll["mode"] == "nondeterministic":
+        kept = won is not None and won[0] is o and won[1] == c
+        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": "nondeterministic", "core_kept": kept}
+        line.append(f"collides with {', '.join(others)}")
+    else:
+        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": coll["mode"]}
+        line.append(f"{'added to' if coll['mode'] == 'accumulate' else 'combined with'} {', '.join(others)}")
+
+
+def _src_rows(ex, r: _Landing, src_ops, spat, parsed, lookup, coll_by_cell, coll_ws, target):
+    """One row per (src element, destination): 'src[i] = v -> out[index[i]] = out[j]' (+ collisions)."""
     for o in src_ops:
         srcvals = np.asarray(o.tensor._data).ravel()
         for e in range(o.n):
             c = o.unravel(e)
-            dests = landing.get((o, c))
-            lost_to = lost.get((o, c))
+            dests = r.landing.get((o, c))
+            lost_to = r.lost.get((o, c))
             cells = dests or ([lost_to] if lost_to is not None else [])
             if target is not None and tuple(target) not in [tuple(x) for x in cells]:
                 continue
@@ -848,39 +643,17 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
                 row = {"src": list(c), "to": list(dc), "value": sval}
                 if o.label != "src":
                     row["operand"] = o.label
-                sym = None
-                env = _bind(spat, c)
-                if env is not None:
-                    ev = _Eval(env, lookup)
-                    try:
-                        ok = isinstance(ev.value(parsed[0]), _Cell)
-                    except Exception:  # noqa: BLE001
-                        ok = False
-                    if ok:
-                        sym = ev.text(parsed[0])
-                        idx = _index_lookups(parsed[0], ev, {})
-                        if idx:
-                            row["from"] = idx
+                sym = _row_formula(row, spat, c, parsed, lookup)
                 dest = "out" + _cells(dc)
                 line = [f"{srctext} = {_fmt(sval)}", "->"]
                 line += [sym, "=", dest] if sym and sym != dest else [dest]
                 coll = coll_by_cell.get(tuple(dc))
                 if coll is not None:
-                    ws, won = coll_ws[tuple(dc)]
-                    rest = [(oo, cc) for oo, cc in ws if not (oo is o and cc == c)]
-                    others = [oo.label + _cells(cc) for oo, cc in rest]
-                    if coll["mode"] == "nondeterministic":
-                        kept = won is not None and won[0] is o and won[1] == c
-                        row["collision"] = {"with": [list(cc) for _, cc in rest],
-                                            "mode": "nondeterministic", "core_kept": kept}
-                        line.append(f"collides with {', '.join(others)}")
-                    else:
-                        row["collision"] = {"with": [list(cc) for _, cc in rest], "mode": coll["mode"]}
-                        line.append(f"{'added to' if coll['mode'] == 'accumulate' else 'combined with'} "
-                                    f"{', '.join(others)}")
+                    _collision_text(row, line, coll, coll_ws, o, c, dc)
                 ex.add(row, line)
 
-    outflat = out.ravel()
+
+def _collision_notes(ex, r: _Landing, collisions, coll_ws, outflat, shape, target):
     for coll in collisions:
         dc = tuple(coll["out"])
         if target is not None and dc != tuple(target):
@@ -893,14 +666,15 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
             ex.notes.append(f"out{_cells(dc)} = {' or '.join(names)} (PyTorch: undefined; core kept {kept}) "
                             f"= {_fmt(_py(outflat[flat]))}")
         else:
-            flat = int(np.ravel_multi_index(dc, shape)) if shape else 0
-            terms = ([f"input{_cells(dc)}"] if include_input.get(flat) else []) + [
+            terms = ([f"input{_cells(dc)}"] if r.include_input.get(flat) else []) + [
                 oo.label + _cells(cc) for oo, cc in coll_ws[dc][0]]
             op = " + " if coll["mode"] == "accumulate" else ", "
             expr = op.join(terms) if coll["mode"] == "accumulate" else f"combine({op.join(terms)})"
             ex.notes.append(f"out{_cells(dc)} = {expr} = {_fmt(_py(outflat[flat]))}")
-    ex.extra["collisions"] = collisions
-    unt = [[int(x) for x in np.unravel_index(f, shape)] if shape else [] for f in untouched]
+
+
+def _untouched_rows(ex, r: _Landing, outflat, shape, target):
+    unt = [[int(x) for x in np.unravel_index(f, shape)] if shape else [] for f in r.untouched]
     if target is not None:
         unt = [u for u in unt if tuple(u) == tuple(target)]
         if unt:
@@ -911,3 +685,20 @@ def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lo
     if unt and target is None:
         shown = ", ".join(f"out{_cells(u)}" for u in unt[:8]) + (f", ... ({len(unt)} cells)" if len(unt) > 8 else "")
         ex.notes.append(f"not written (keep input): {shown}")
+
+
+def _scatter_rows(ex, call, ops, src_ops, out, dec, contrib, sumlike, parsed, lookup, at):
+    """Rows per src element: where it lands; collisions and untouched cells after."""
+    shape = out.shape
+    r = _landings(ops, dec, contrib, shape)
+    sref = find_ref(parsed[1], {o.name for o in src_ops}) if parsed is not None else None
+    spat = pattern(sref) if sref is not None else None
+    _find_lost(r, src_ops, spat, parsed, lookup, shape)
+    collisions, coll_ws = _collisions(r, ops, dec, sumlike, shape)
+    coll_by_cell = {tuple(e["out"]): e for e in collisions}
+    target = at[1] if at is not None else None
+    _src_rows(ex, r, src_ops, spat, parsed, lookup, coll_by_cell, coll_ws, target)
+    outflat = out.ravel()
+    _collision_notes(ex, r, collisions, coll_ws, outflat, shape, target)
+    ex.extra["collisions"] = collisions
+    _untouched_rows(ex, r, outflat, shape, target)

@@ -1,0 +1,216 @@
+"""The op commands: one Typer command per registry entry with `cli=True` (`scatter_add` ->
+`tensorcli scatter-add`), parameters from `tensorcli.spec`, body = parse -> services.run_op -> render.
+
+`register(app, names)` adds them (only `names` on main()'s fast path). `tensorcli --help` lists
+them from the generated table op_table.py without importing core (regenerate it with
+`python -m tensorcli.commands.op` after adding or changing op registrations).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from tensorcli.commands import escape_markup as _escape, fold_example
+from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, JsonOpt, MaxRowsOpt, NoColorOpt,
+                                        OutOpt)
+from tensorcli.errors import CliError
+from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
+                            TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, rule_text)
+
+_P = inspect.Parameter
+
+def metavar(spec: ParamSpec, choices=None) -> str:
+    """What an option's value reads like: TENSOR, DIM, DIMS / SIZES / SHAPE, INT, NUMBER, a choice."""
+    if spec.kind in (TENSOR, TENSORS):
+        return "TENSOR"
+    if spec.kind in (INTS, STR):
+        return "|".join(choices) if choices and spec.kind == STR else spec.name.upper()
+    return {OPERAND: "X", INT: "INT", DIM: "DIM", NUMBER: "NUMBER", FLAG: ""}[spec.kind]
+
+
+def _synopsis(info, specs) -> str:
+    parts = ["tensorcli", command_name(info.name)]
+    by_name = {s.name: s for s in specs}
+    for s in specs:
+        if s.positional:
+            parts.append(s.cli + ("..." if s.kind == TENSORS else ""))
+        elif s.required or s.kind in (INTS,):
+            parts.append(f"{s.cli} {metavar(s)}".strip())
+    for a, b in EXCLUSIVE:
+        if a in by_name and b in by_name:
+            sa, sb = by_name[a], by_name[b]
+            parts.append(f"({sa.cli} {metavar(sa)} | {sb.cli} {metavar(sb)})")
+    return " ".join(parts)
+
+
+def help_text(info, specs) -> str:
+    """The command's --help body: summary, formula, usage, examples (one line each, never wrapped)."""
+    lines = [info.summary or info.name]
+    r = rule_text(info)
+    if r:
+        lines += ["", f"Formula (2-D, dim=1):  {r}"]
+    exs = examples(info)
+    lines += ["", "Usage:", "", fold_example(_synopsis(info, specs))]
+    if exs:
+        lines += ["", "Example:" if len(exs) == 1 else "Examples:", ""] + [fold_example(e) for e in exs]
+    lines += ["", "Tensor arguments: " + TENSOR_HELP]
+    if info.kind:
+        lines += ["--explain shows where each output element comes from; --at 0,1 explains one."]
+    return _escape("\n".join(lines))
+
+
+def _typer_param(spec: ParamSpec, info):
+    """(annotation, default) for one op parameter."""
+    help_ = _escape(HELP.get(spec.name) or KIND_HELP.get(spec.kind) or "")
+    if spec.positional:
+        if spec.kind == TENSORS:
+            return List[str], typer.Argument(..., metavar="TENSORS...", help=_escape(TENSOR_HELP), show_default=False)
+        meta = "INPUT" if spec.kind == TENSOR else spec.name.upper()
+        return str, typer.Argument(..., metavar=meta, help=_escape(TENSOR_HELP if spec.kind == TENSOR else help_),
+                                   show_default=False)
+    if spec.kind == FLAG:
+        d = bool(spec.default) if spec.default is not _P.empty else False
+        return bool, typer.Option(d, f"{spec.cli}/--no-{spec.cli[2:]}", help=help_)
+    if spec.kind == TENSORS:
+        return Optional[List[str]], typer.Option(... if spec.required else None, spec.cli, metavar="TENSOR",
+                                                 help=help_, show_default=False)
+    choices = (info.extras.get("cli_choices") or {}).get(spec.name)
+    if choices:
+        help_ = (help_ + " " if help_ else "") + "One of: " + ", ".join(choices) + "."
+    ann = Optional[int] if spec.kind == INT else Optional[str]
+    meta = metavar(spec, choices)
+    if spec.required:
+        return ann, typer.Option(..., spec.cli, metavar=meta, help=help_, show_default=False)
+    show = spec.default is not None and spec.default is not _P.empty and spec.kind not in (TENSOR,)
+    return ann, typer.Option(None, spec.cli, metavar=meta, help=help_ + (f" [default: {spec.default}]" if show else ""),
+                             show_default=False)
+
+
+# The options every op command has (the shared ones from commands/options.py).
+_COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json", JsonOpt, False),
+           ("cli_explain", ExplainOpt, False), ("cli_at", AtOpt, None), ("cli_max_rows", MaxRowsOpt, 40),
+           ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False))
+
+
+def make_op_command(info):
+    """(callback, help): the Typer callback for one op, its signature built from the op's."""
+    specs = classify(info)
+    params, annotations = [], {}
+    for s in specs:
+        ann, default = _typer_param(s, info)
+        params.append(_P("p_" + s.name, _P.KEYWORD_ONLY, annotation=ann, default=default))
+        annotations["p_" + s.name] = ann
+    for name, ann, default in _COMMON:
+        params.append(_P(name, _P.KEYWORD_ONLY, annotation=ann, default=default))
+        annotations[name] = ann
+
+    def callback(**values):
+        run_command(info, specs, values)
+
+    callback.__signature__ = inspect.Signature(params)
+    callback.__annotations__ = annotations
+    callback.__name__ = info.name.replace(".", "_")
+    callback.__doc__ = info.summary
+    return callback, help_text(info, specs)
+
+
+def register(app, names=None):
+    """Add the op commands (all, or those in `names`) to the app, in registry order."""
+    if names is not None and not names:
+        return
+    from core.ops.registry import OPS   # the registry is core: only when op commands are built
+    for name, info in OPS.items():
+        if not info.cli or (names is not None and command_name(name) not in names):
+            continue
+        cb, help_ = make_op_command(info)
+        app.command(command_name(name), help=help_, rich_help_panel=f"{info.category} ops",
+                    short_help=_escape(info.summary or ""))(cb)
+
+
+# -- the precomputed table for `tensorcli --help` --------------------------------------------------
+
+TABLE_MODULE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_table.py")
+
+
+def command_table() -> list[tuple[str, str, str]]:
+    """(command, help panel, short help) of every op command, in registry order."""
+    from core.ops.registry import OPS   # the registry is core: only when (re)generating the table
+    return [(command_name(name), f"{info.category} ops", _escape(info.summary or ""))
+            for name, info in OPS.items() if info.cli]
+
+
+def core_fingerprint() -> str:
+    """What the table was generated from: the names and sizes of core's .py files (~1 ms, no import)."""
+    found = importlib.util.find_spec("core")
+    root = os.path.dirname(found.origin) if found is not None and found.origin else ""
+    h = hashlib.sha1()
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            if f.endswith(".py"):
+                p = os.path.join(d, f)
+                h.update(f"{os.path.relpath(p, root)}:{os.stat(p).st_size};".encode())
+    return h.hexdigest()
+
+
+def table_source() -> str:
+    """The text of op_table.py for the current registry."""
+    rows = "".join(f"    {row!r},\n" for row in command_table())
+    return ('"""GENERATED by `python -m tensorcli.commands.op` from core\'s registry: the op commands that\n'
+            '`tensorcli --help` lists without importing core (tests/test_cli_generic.py checks it is current;\n'
+            'when core changed since, FINGERPRINT differs and --help builds the commands instead)."""\n'
+            f"FINGERPRINT = {core_fingerprint()!r}\n"
+            f"COMMANDS = [\n{rows}]\n")
+
+
+def cached_table():
+    """op_table.COMMANDS when it was generated from the core on disk, else None."""
+    try:
+        from tensorcli.commands import op_table
+    except ImportError:
+        return None
+    return op_table.COMMANDS if op_table.FINGERPRINT == core_fingerprint() else None
+
+
+def run_command(info, specs, values):
+    """Parse the common options, run the op (services.run_op), print (render) or write JSON / a file."""
+    from tensorcli import io, render
+    from tensorcli.render.explain import explain_lines
+    from tensorcli.services import run_op
+    out_path, as_json, at_text = values["cli_out"], values["cli_json"], values["cli_at"]
+    explain_on = values["cli_explain"] or at_text is not None
+    max_rows = values["cli_max_rows"]
+    if out_path == "-" and as_json:
+        raise CliError("--json", "cannot be combined with -o - (both write to stdout)")
+    if max_rows is not None and max_rows < 0:
+        raise CliError("--max-rows", f"must be >= 0, got {max_rows}")
+    if explain_on and not info.kind:
+        raise CliError("--explain", f"{command_name(info.name)} is not a data-movement op, so there is no "
+                                    "element mapping to explain")
+    at = io.parse_ints(at_text, arg="--at") if at_text is not None else None
+    call, result, expl = run_op.run(info, specs, values, explain=explain_on, at=at, max_rows=max_rows)
+    human = sys.stdout
+    if out_path is not None:
+        io.save_result(result, out_path)
+        if out_path == "-":
+            human = sys.stderr
+    if as_json:
+        sys.stdout.write(io.dumps(run_op.to_json(info, call, result, expl, max_rows=max_rows)) + "\n")
+        return
+    no_color = values["cli_no_color"]
+    if out_path is None:
+        render.print_result(result, run_op.title(call), no_color=no_color)
+    if expl is not None:
+        render.print_lines(explain_lines(expl, max_rows=max_rows), no_color=no_color, file=human)
+
+
+if __name__ == "__main__":  # regenerate the table: python -m tensorcli.commands.op
+    with open(TABLE_MODULE, "w", encoding="utf-8") as fh:
+        fh.write(table_source())
+    print(f"wrote {TABLE_MODULE}")

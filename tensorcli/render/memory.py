@@ -1,0 +1,94 @@
+"""Rich views of `tensorcli memory`: the per-mode table, per-layer breakdown, byte bars, progress."""
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+from core.memory import format_bytes as fb
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from . import console as make_console
+from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
+
+
+def _fmt_ratio(r):
+    if r is None:
+        return "n/a"
+    return f"{r:.2f}x"
+
+
+def render(report, console, *, title="memory") -> None:
+    """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart."""
+
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col, just in (("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
+                      ("saved for\nbackward", "right"), ("kept\nresults", "right"), ("peak\ntraced", "right"),
+                      ("wall\ntime", "right")):
+        t.add_column(col, justify=just, no_wrap=True)
+    for m, r in report.modes.items():
+        t.add_row(m, str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
+                  fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
+    console.print(t)
+    for m, r in report.modes.items():
+        if r.saved_bytes:
+            console.print(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
+                          f"parameters, {fb(r.held_bytes)} held elsewhere")
+        if r.freed_nodes:
+            console.print(f"{m}: backward freed the saved tensors of {r.freed_nodes} node"
+                          f"{'s' if r.freed_nodes != 1 else ''}")
+    ratios = report.ratios
+    if "grad" in report.modes and "no_grad" in report.modes:
+        console.print(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
+                      f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}")
+    for m, r in report.modes.items():
+        if r.note:
+            console.print(Text(f"{m}: {r.note}", style="yellow"))
+
+    g = report.modes.get("grad")
+    if g is not None and g.per_layer and list(g.per_layer) != [NO_MODULE]:
+        title = "saved for backward per layer (grad)"
+        if g.backward:
+            title += ": all freed by backward"
+        lt = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
+                   pad_edge=False)
+        for col, just in (("layer", "left"), ("type", "left"), ("nodes", "right"), ("saved tensors", "right"),
+                          ("saved bytes", "right")):
+            lt.add_column(col, justify=just)
+        for name, d in g.per_layer.items():
+            lt.add_row(name, d.get("type", ""), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
+        console.print(lt)
+
+    # bar chart: retained (graph + results + grads) and peak per mode
+    top = max([max(r.peak_bytes, r.retained_bytes, r.saved_bytes + r.result_bytes)
+               for r in report.modes.values()] + [1])
+    width = 40
+    chart = Table.grid(padding=(0, 1))
+    chart.add_column()
+    chart.add_column()
+    chart.add_column(justify="right")
+    for m, r in report.modes.items():
+        for label, v, style in (("saved", r.saved_bytes, "red"), ("results", r.result_bytes, "green"),
+                                ("peak", r.peak_bytes, "blue")):
+            n = int(round(width * v / top))
+            bar = Text("█" * n + ("▏" if n == 0 and v else ""), style=style)
+            chart.add_row(f"{m} {label}", bar, fb(v))
+    console.print(Text("bytes per mode", style="bold"))
+    console.print(chart)
+
+
+def progress_bar(total_batches: int, modes, no_color: bool):
+    """(A Rich progress bar on stderr with one task per mode, its update callback); for short runs
+    (nullcontext(), None)."""
+    if total_batches * len(modes) < PROGRESS_MIN_BATCHES:
+        return nullcontext(), None
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=make_console(no_color, stderr=True), transient=True)
+    tasks = {m: bar.add_task(m, total=total_batches, start=False) for m in modes}
+
+    def update(mode, done):
+        if done == 1:
+            bar.start_task(tasks[mode])
+        bar.update(tasks[mode], completed=done)
+    return bar, update

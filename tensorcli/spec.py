@@ -1,0 +1,286 @@
+"""How a registry signature becomes CLI parameters: the one place.
+
+Every `OpInfo` with `cli=True` becomes a command (`scatter_add` -> `tensorcli scatter-add`) whose
+parameters come from the op's Python signature through the naming conventions in `CONVENTIONS`
+(PyTorch's parameter names: `index` is a tensor, `dim` an int, `dims` a list of ints,
+`include_self` a flag, ...), then from the annotation or default (`Optional[int]` -> INT,
+`bool` -> FLAG, `Sequence[int]` -> INTS, ...). A registration refines a parameter with
+`register(..., cli_params={"indices": "tensor"})` (kinds: see `KINDS`), gives its `--help`
+example with `cli_example="tensorcli ..."` and choices with `cli_choices={"reduce": (...)}`.
+
+No Typer, no Rich, no core import here: `tensorcli.commands.op` builds Typer commands from these
+specs, `tensorcli.services.run_op` turns parsed values into the op's arguments.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+# -- parameter conventions (the one table) ------------------------------------------------
+
+TENSOR = "tensor"          # one tensor: JSON literal, .npy/.npz[:key]/.json path, or - (stdin)
+TENSORS = "tensors"        # several tensors: repeatable option, or several positional arguments
+OPERAND = "operand"        # a tensor or a plain number (e.g. `repeats`)
+INT = "int"
+INTS = "ints"              # '1,0,2'
+DIM = "dim"                # an int, or ints '0,1' for ops taking several dims
+NUMBER = "number"          # int / float / inf / nan / true / false
+FLAG = "flag"
+STR = "str"
+SKIP = "skip"              # not exposed (out=, device=, ...)
+EQUATION = "equation"      # einsum(*args): EQUATION then TENSORS, packed into the var-positional
+KINDS = (TENSOR, TENSORS, OPERAND, INT, INTS, DIM, NUMBER, FLAG, STR, SKIP, EQUATION)
+
+CONVENTIONS = {
+    **dict.fromkeys(("input", "self", "index", "src", "mask", "values", "other", "source", "tensor",
+                     "weight", "bias", "condition", "target", "mat2", "vec", "end", "exponent"), TENSOR),
+    **dict.fromkeys(("indices", "tensors", "operands"), TENSORS),
+    "repeats": OPERAND,
+    **dict.fromkeys(("dim0", "dim1", "dim2", "dimension", "start", "length", "step", "chunks", "sections",
+                     "diagonal", "offset", "num_classes", "k", "output_size", "start_dim", "end_dim",
+                     "n", "num_samples", "storage_offset"), INT),
+    **dict.fromkeys(("dim", "split_size_or_sections", "shifts", "destination"), DIM),
+    **dict.fromkeys(("dims", "sizes", "shape", "size", "stride", "split_sizes"), INTS),
+    **dict.fromkeys(("value", "alpha", "min", "max", "fill_value", "beta", "p", "eps", "scalar"), NUMBER),
+    **dict.fromkeys(("reduce", "equation", "mode", "rounding_mode", "indexing", "side"), STR),
+    **dict.fromkeys(("accumulate", "include_self", "keepdim", "largest", "sorted", "descending", "stable",
+                     "unbiased", "return_inverse", "return_counts", "right", "upper"), FLAG),
+    **dict.fromkeys(("out", "dtype", "sparse_grad", "layout", "device", "pin_memory", "requires_grad",
+                     "memory_format", "generator", "names", "unsafe"), SKIP),
+}
+# --explain: which tensor parameters carry DATA into the output (their elements are traced) and which
+# steer (index, mask, ...). This is PyTorch's parameter naming, like CONVENTIONS, so it lives here; an
+# op whose data parameter has another name says so with register(..., cli_data=("name", ...)).
+DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
+SCALAR_DATA = ("value", "fill_value")       # a number written into the output
+OUT_NAMES = ("out", "self", "result", "output")   # names a formula uses for the output
+
+
+def data_names(info) -> tuple:
+    """The op's data parameters: DATA_NAMES plus its registration's `cli_data`."""
+    return DATA_NAMES + tuple(info.extras.get("cli_data", ()) or ())
+
+
+# TRANSITIONAL: parameters whose meaning differs from the convention in one op; the registrations
+# now say it with cli_params=, so the lead deletes this table after the merge.
+OVERRIDES = {("take_along_dim", "indices"): TENSOR, ("movedim", "source"): DIM, ("select", "index"): INT,
+             ("unfold", "size"): INT, ("einsum", "args"): EQUATION}
+# Options that cannot be combined (PyTorch overloads: scatter(src) / scatter(value)).
+EXCLUSIVE = (("src", "value"),)
+
+HELP = {
+    "dim": "Dimension to work along (negative counts from the end).",
+    "index": "Index tensor (int64).",
+    "indices": "Index tensor(s); repeat the option for several.",
+    "src": "Source tensor whose values are written.",
+    "value": "A number to write (instead of --src).",
+    "mask": "Boolean mask tensor.",
+    "reduce": "Reduction to apply.",
+    "dims": "Comma-separated dims, e.g. 1,0,2.",
+    "sizes": "Comma-separated sizes, e.g. 2,3.",
+    "shape": "Comma-separated shape, e.g. 3,-1.",
+    "equation": "Einstein summation equation, e.g. 'ij,jk->ik'.",
+}
+KIND_HELP = {
+    TENSOR: "Tensor: JSON, .npy/.npz[:key]/.json path, or - for stdin.",
+    TENSORS: "Tensors: JSON, .npy/.npz[:key]/.json paths, or - (once).",
+    OPERAND: "A number or a tensor.",
+    INTS: "Comma-separated integers, e.g. 1,0,2.",
+    DIM: "An integer, or comma-separated integers.",
+}
+TENSOR_HELP = "JSON literal ('[[1,2],[3,4]]'), a .npy/.npz[:key]/.json path, or - for stdin."
+
+# TRANSITIONAL: one runnable example per op command for --help, used only when the registration has
+# no cli_example= (the family branches copy these into their registrations; the lead deletes this table).
+_X = "'[[1,2,3],[4,5,6]]'"
+EXAMPLES = {
+    "gather": f"{_X} --dim 1 --index '[[0,2],[1,0]]' --explain",
+    "scatter": "'[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
+    "scatter_add": "'[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
+    "scatter_reduce": "'[0,0,0]' --dim 0 --index '[2,2,0]' --src '[5,7,1]' --reduce amax --explain",
+    "index_select": f"{_X} --dim 1 --index '[2,0]' --explain",
+    "index_add": f"{_X} --dim 1 --index '[2,0]' --source '[[10,20],[30,40]]' --explain",
+    "index_fill": f"{_X} --dim 1 --index '[2,0]' --value -1",
+    "index_put": f"{_X} --indices '[0,1]' --indices '[2,0]' --values '[9,8]' --accumulate --explain",
+    "masked_fill": f"{_X} --mask '[[true,false,true],[false,false,true]]' --value 0",
+    "masked_select": f"{_X} --mask '[[true,false,true],[false,false,true]]' --explain",
+    "take": f"{_X} --index '[[0,5],[3,1]]'",
+    "take_along_dim": f"{_X} --indices '[[0,2],[1,0]]' --dim 1 --explain",
+    "nonzero": "'[[0,1],[2,0]]'",
+    "argwhere": "'[[0,1],[2,0]]'",
+    "one_hot": "'[0,2,1]' --num-classes 4",
+    "triu": f"{_X} --diagonal 1 --explain",
+    "tril": f"{_X} --explain",
+    "diagonal": f"{_X} --offset 1",
+    "diag_embed": "'[[1,2],[3,4]]'",
+    "diag": "'[1,2,3]'",
+    "view": f"{_X} --shape 3,2",
+    "reshape": f"{_X} --shape -1",
+    "flatten": "'[[[1,2],[3,4]]]' --start-dim 1",
+    "unflatten": f"{_X} --dim 1 --sizes 3,1",
+    "unsqueeze": f"{_X} --dim -1",
+    "squeeze": "'[[1],[2]]' --dim 1",
+    "transpose": f"{_X} --dim0 0 --dim1 1 --explain",
+    "t": _X,
+    "permute": f"{_X} --dims 1,0 --explain",
+    "movedim": f"{_X} --source 0 --destination 1",
+    "expand": "'[[1],[2]]' --sizes 2,3 --explain",
+    "broadcast_to": "'[1,2,3]' --size 2,3",
+    "narrow": f"{_X} --dim 1 --start 1 --length 2 --explain",
+    "select": f"{_X} --dim 1 --index 2",
+    "split": f"{_X} --split-size-or-sections 2 --dim 1",
+    "chunk": f"{_X} --chunks 2 --dim 1 --explain",
+    "unbind": _X,
+    "unfold": "'[1,2,3,4,5]' --dimension 0 --size 2 --step 1 --explain",
+    "as_strided": f"{_X} --size 2,2 --stride 1,2",
+    "repeat": "'[1,2]' --sizes 2,2 --explain",
+    "tile": "'[1,2]' --dims 2",
+    "flip": f"{_X} --dims 0",
+    "roll": f"{_X} --shifts 1 --dims 1",
+    "argmax": f"{_X} --dim 1",
+    "argmin": f"{_X} --dim 0 --keepdim",
+    "max": f"{_X} --dim 1",
+    "sum": f"{_X} --dim 0",
+    "cumsum": f"{_X} --dim 1",
+    "cat": "'[[1,2]]' '[[3,4],[5,6]]' --dim 0 --explain",
+    "stack": "'[1,2]' '[3,4]' --dim 1",
+    "einsum": "'ij,jk->ik' '[[1,2],[3,4]]' '[[1,0],[0,1]]'",
+}
+
+_P = inspect.Parameter
+
+
+@dataclass
+class ParamSpec:
+    name: str            # op parameter name
+    kind: str            # one of KINDS
+    pkind: object        # inspect parameter kind
+    default: object
+    required: bool
+    positional: bool     # a CLI argument rather than an option
+    cli: str             # '--include-self', 'INPUT'
+    pack: str | None = None   # the var-positional parameter this value goes into (einsum's *args)
+
+
+def _annotation_text(ann) -> str:
+    """An annotation as text without spaces ('Optional[int]', 'int|None', 'Sequence[int]')."""
+    if ann is _P.empty:
+        return ""
+    text = ann if isinstance(ann, str) else ann.__name__ if isinstance(ann, type) else str(ann)
+    return text.replace("typing.", "").replace(" ", "")
+
+
+def annotation_kind(ann) -> str | None:
+    """The kind an annotation asks for: Tensor, int, float, bool, str, int lists, tensor lists, and
+    Optional[...] / `X | None` of those; None when the annotation says nothing usable."""
+    text = _annotation_text(ann)
+    m = re.fullmatch(r"Optional\[(.*)\]", text)
+    optional = bool(m) or text.endswith("|None") or text.startswith("None|")
+    text = m.group(1) if m else text.replace("|None", "").replace("None|", "")
+    if text in ("Tensor", "core.Tensor", "torch.Tensor", "Number|Tensor", "Tensor|Number"):
+        return OPERAND if "Number" in text else TENSOR
+    if text in ("int", "SymInt"):
+        return INT
+    if text in ("float", "Number", "int|float", "float|int"):
+        return NUMBER
+    if text == "bool":
+        return NUMBER if optional else FLAG      # Optional[bool]: unset, true or false
+    if text == "str":
+        return STR
+    if re.fullmatch(r"(Sequence|List|list|Tuple|tuple)\[(Tensor|core\.Tensor)(,\.\.\.)?\]", text):
+        return TENSORS
+    if re.fullmatch(r"(Sequence|List|list|Tuple|tuple)\[int(,\.\.\.)?\]|_size|Size", text):
+        return INTS
+    if re.fullmatch(r"int\|(Sequence|List|list|Tuple|tuple)\[int(,\.\.\.)?\]|_int_or_tuple.*", text):
+        return DIM
+    return None
+
+
+def _default_kind(d) -> str:
+    """The kind a default value suggests (no convention, no usable annotation)."""
+    if d is _P.empty:
+        return TENSOR
+    if isinstance(d, bool):
+        return FLAG
+    if isinstance(d, int):
+        return INT
+    if isinstance(d, float):
+        return NUMBER
+    if isinstance(d, str):
+        return STR
+    if isinstance(d, (tuple, list)):
+        return INTS
+    return NUMBER
+
+
+def param_kind(info, p) -> str:
+    """One parameter's kind: the registration's cli_params, then the TRANSITIONAL table, then the
+    naming conventions, then the annotation, then the default. `_private` parameters are skipped."""
+    if p.name.startswith("_"):
+        return SKIP
+    refine = info.extras.get("cli_params", {}) or {}
+    kind = refine.get(p.name) or OVERRIDES.get((info.name, p.name)) or CONVENTIONS.get(p.name)
+    if kind is None:
+        kind = annotation_kind(p.annotation)
+        if kind == FLAG and not isinstance(p.default, bool):
+            kind = NUMBER
+    if p.kind is _P.VAR_POSITIONAL:
+        if kind in (None, INT, DIM):
+            return INTS
+        if kind == TENSOR:
+            return TENSORS
+    return kind or _default_kind(p.default)
+
+
+def classify(info) -> list[ParamSpec]:
+    """ParamSpecs for an op's signature (see `param_kind`), in signature order."""
+    specs = []
+    params = list(info.signature.parameters.values())
+    for i, p in enumerate(params):
+        if p.kind is _P.VAR_KEYWORD:
+            continue
+        kind = param_kind(info, p)
+        if kind == SKIP:
+            continue
+        if kind == EQUATION:
+            specs.append(ParamSpec("equation", STR, p.kind, _P.empty, True, True, "EQUATION", pack=p.name))
+            specs.append(ParamSpec("operands", TENSORS, p.kind, _P.empty, True, True, "TENSORS", pack=p.name))
+            continue
+        required = p.default is _P.empty and p.kind is not _P.VAR_POSITIONAL
+        if p.kind is _P.VAR_POSITIONAL and kind == INTS:
+            required = True
+        first = i == 0
+        positional = (first and kind in (TENSOR, TENSORS, STR)) or (
+            p.kind is _P.VAR_POSITIONAL and kind == TENSORS and specs and specs[0].positional)
+        if positional:
+            cli = "INPUT" if kind == TENSOR else ("TENSORS" if kind == TENSORS else p.name.upper())
+        else:
+            cli = "--" + p.name.replace("_", "-")
+        specs.append(ParamSpec(p.name, kind, p.kind, p.default, required, positional, cli))
+    return specs
+
+
+# -- building commands ---------------------------------------------------------------------
+
+
+def command_name(opname: str) -> str:
+    return opname.replace("_", "-")
+
+
+def rule_text(info, ndim=2, dim=1) -> str | None:
+    """The op's formula for a representative call (2-D, dim=1), or None."""
+    if info.rule is None:
+        return None
+    try:
+        r = info.rule(ndim, dim)
+    except Exception:  # noqa: BLE001 - a rule that needs more arguments: no formula in the listing
+        return None
+    return r if isinstance(r, str) else None
+
+
+def examples(info) -> list[str]:
+    """The op's runnable examples: its registration's `cli_example` first, else the fallback table."""
+    ex = info.extras.get("cli_example") or (
+        f"tensorcli {command_name(info.name)} {EXAMPLES[info.name]}" if info.name in EXAMPLES else None)
+    return [ex] if isinstance(ex, str) else list(ex or [])
