@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import functional, init
-from .module import Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .module import Module
 from .modules import (AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, Conv2d, CrossEntropyLoss, Dropout, Embedding,
                       Flatten, Fold, GELU, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d,
                       MSELoss, NLLLoss, ReLU, Sigmoid, Softmax, Tanh, Unflatten, Unfold)

@@ -1,0 +1,3 @@
+"""The nn op family (torch.nn.functional's kernels), one module per kind. Importing the package
+registers every op; core.nn.functional re-exports the public functions. Never imports core.nn."""
+from . import activation, softmax, linear, dropout, im2col, conv, pool, norm, loss, padding, embedding  # noqa: F401
