@@ -5,14 +5,18 @@ category "nn"); this module is the public namespace: it re-exports them under Py
 from __future__ import annotations
 
 from ..ops.indexing import one_hot
-from ..ops.nn.activation import gelu, leaky_relu, relu, relu_, sigmoid, tanh
-from ..ops.nn.conv import conv2d
-from ..ops.nn.dropout import dropout
+from ..ops.nn.activation import elu, gelu, hardtanh, leaky_relu, logsigmoid, relu, relu_, sigmoid, silu, softplus, tanh
+from ..ops.nn.adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d
+from ..ops.nn.conv import conv1d, conv2d
+from ..ops.nn.conv_transpose import conv_transpose2d
+from ..ops.nn.distance import cosine_similarity, pairwise_distance
+from ..ops.nn.dropout import dropout, dropout2d
 from ..ops.nn.embedding import embedding
 from ..ops.nn.im2col import fold, unfold
 from ..ops.nn.linear import linear, normalize
-from ..ops.nn.loss import binary_cross_entropy, cross_entropy, l1_loss, mse_loss, nll_loss
-from ..ops.nn.norm import batch_norm, layer_norm
+from ..ops.nn.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
+                           l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+from ..ops.nn.norm import batch_norm, group_norm, instance_norm, layer_norm
 from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices
 from ..ops.nn.softmax import log_softmax, softmax
@@ -20,4 +24,7 @@ from ..ops.nn.softmax import log_softmax, softmax
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "softmax", "log_softmax",
            "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "dropout", "unfold",
            "fold", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "batch_norm", "layer_norm",
-           "one_hot", "pad", "embedding", "normalize"]
+           "one_hot", "pad", "embedding", "normalize", "silu", "elu", "softplus", "hardtanh", "logsigmoid",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d", "conv_transpose2d",
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
+           "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d"]

@@ -20,6 +20,9 @@ class ConvolutionBackward0(Op):
     @staticmethod
     def forward(ctx, input, weight, bias, stride, pads, dilation, groups):
         x, w = input._data, weight._data
+        ctx.one_d = x.ndim == 3   # conv1d: a 2-D convolution over a unit height (params already 2-D)
+        if ctx.one_d:
+            x, w = x[:, :, None], w[:, :, None]
         n, c, h, wd = x.shape
         o, cg, kh, kw = w.shape
         k = (kh, kw)
@@ -35,11 +38,18 @@ class ConvolutionBackward0(Op):
             out += bias._data.reshape(o, 1, 1)
         ctx.save_for_backward(input, weight)
         ctx.meta = (stride, pads, dilation, groups, bias is not None)
-        return out
+        return out[:, :, 0] if ctx.one_d else out
 
     @staticmethod
     def backward(ctx, g):
         input, weight = ctx.saved_tensors
+        if ctx.one_d:
+            gi, gw, gb = ConvolutionBackward0._grads(ctx, g.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2))
+            return (None if gi is None else gi.squeeze(2)), (None if gw is None else gw.squeeze(2)), gb
+        return ConvolutionBackward0._grads(ctx, g, input, weight)
+
+    @staticmethod
+    def _grads(ctx, g, input, weight):
         stride, pads, dilation, groups, has_bias = ctx.meta
         need = ctx.needs_input_grad
         n, c, h, w = input.shape
@@ -63,9 +73,16 @@ class ConvolutionBackward0(Op):
     @staticmethod
     def backward_np(ctx, g):
         input, weight = ctx.saved_tensors
+        x, w = input._data, weight._data
+        if ctx.one_d:
+            gi, gw, gb = ConvolutionBackward0._grads_np(ctx, g[:, :, None], x[:, :, None], w[:, :, None])
+            return (None if gi is None else gi[:, :, 0]), (None if gw is None else gw[:, :, 0]), gb
+        return ConvolutionBackward0._grads_np(ctx, g, x, w)
+
+    @staticmethod
+    def _grads_np(ctx, g, x, w):
         stride, pads, dilation, groups, has_bias = ctx.meta
         need = ctx.needs_input_grad
-        x, w = input._data, weight._data
         n, c, h, wd = x.shape
         o, cg, kh, kw = w.shape
         k = (kh, kw)
@@ -226,3 +243,79 @@ conv2d.__signature__ = _CONV_SIG
 
 def _got(args, kwargs):
     return ", ".join([_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()])
+
+
+def _expand_1d(name, v):
+    return (int(v),) if isinstance(v, (int, np.integer)) else _expand_param(name, v, 1)
+
+
+def _conv1d_padding(padding, stride, dilation, k):
+    """(left, right) padding of a 1-D convolution from an int/list or 'valid'/'same'."""
+    if not isinstance(padding, str):
+        (p,) = _expand_1d("padding", padding)
+        if p < 0:
+            raise RuntimeError("negative padding is not supported")
+        return p, p
+    if padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if padding == "valid":
+        return 0, 0
+    if stride != 1:
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    total = dilation * (k - 1)
+    return total // 2, total - total // 2
+
+
+@register(category="nn", cli=True, cli_params={"stride": "ints", "padding": "ints", "dilation": "ints"},
+          cli_example="tensorcli conv1d '[[[1.0,2,3,4,5]]]' --weight '[[[1.0,0,-1]]]' --padding 1")
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation of input [N, C, L] (or unbatched [C, L]) with weight [O, C/groups, k]
+    (ConvolutionBackward0); padding may be an int, 'valid' or 'same'."""
+    nd = input._data.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{_shape(input._data.shape)}")
+    if nd == 2:
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    ws = weight._data.shape
+    if len(ws) != 3:
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {_shape(ws)}, but "
+                           f"got 3-dimensional input of size {_shape(input._data.shape)} instead")
+    (s,), (d,) = _expand_1d("stride", stride), _expand_1d("dilation", dilation)
+    if s <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if d <= 0:
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    pl, pr = _conv1d_padding(padding, s, d, ws[2])
+    _check_channels_and_bias(input, weight, bias, groups)
+    padded, ek = input._data.shape[2] + pl + pr, d * (ws[2] - 1) + 1
+    if padded < ek:
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({ek}). Kernel size "
+                           "can't be greater than actual input size")
+    _check_dtypes(input, weight, bias)
+    return ConvolutionBackward0.apply(input, weight, bias, (1, s), (0, 0, pl, pr), (1, d), int(groups))
+
+
+def _check_channels_and_bias(input, weight, bias, groups):
+    ws = weight._data.shape
+    if ws[0] % groups != 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_shape(ws)}] instead")
+    c = input._data.shape[1]
+    if c != ws[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_shape(ws)}, expected input"
+                           f"{_shape(input._data.shape)} to have {ws[1] * groups} channels, but got {c} channels "
+                           "instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != ws[0]):
+        raise RuntimeError(f"Given weight of size {_shape(ws)}, expected bias to be 1-dimensional with {ws[0]} "
+                           f"elements, but got bias of size {_shape(bias._data.shape)} instead")
+
+
+def _check_dtypes(input, weight, bias):
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
+                           "be the same")

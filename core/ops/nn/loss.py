@@ -10,7 +10,7 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..pointwise import _broadcast_error
-from ..registry import register
+from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short
 from .softmax import log_softmax
 
@@ -222,11 +222,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
 
 
-def _size_warning(input, target):
+def _size_warning(input, target, stacklevel=3):
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=3)
+                      "same size.", stacklevel=stacklevel)
 
 
 def _broadcast_pair(input, target):
@@ -349,3 +349,179 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
     return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
+
+
+# -- binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss, kl_div --------------------------------
+
+_REDUCTION_ENUM = ("none", "mean", "sum")
+
+
+def _log_sigmoid_np(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight, reduced."""
+
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        x, t = input._data, target._data
+        ls = _log_sigmoid_np(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx.reduction = reduction
+        return _reduce_np(loss.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == "mean":
+            g = g / x.numel()
+        gi = gt = None
+        if need[0]:
+            gi = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
+            gi = (gi * w if w is not None else gi) * g
+        if len(need) > 1 and need[1]:
+            gt = -x if pw is None else _log_sigmoid(-x) - _log_sigmoid(x) * pw
+            gt = (gt * w if w is not None else gt) * g
+        return gi, gt, None, None, None
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) with core ops (min(x, 0) - log1p(exp(-|x|))), differentiable twice."""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example="tensorcli binary-cross-entropy-with-logits '[0.5,-2,3]' --target '[1.0,0,1]'")
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Sigmoid + binary cross entropy in one numerically stable op (BinaryCrossEntropyWithLogitsBackward0)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_short(input.dtype)}'")
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight, reduction)
+
+
+class _PiecewiseLoss(Op):
+    """Shared by SmoothL1Loss / HuberLoss: quadratic for |d| < k, linear beyond; grad = clamp(d, -k, k) * scale."""
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.k = reduction, k
+        x, t = input._data, target._data
+        d = x - t
+        z = np.abs(d)
+        return _reduce_np(ctx.loss_np(z, k).astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        if ctx.reduction == "mean":
+            g = g / x.numel()
+        gi = (x - t).clamp(-ctx.k, ctx.k) * (g * ctx.grad_scale(ctx.k))
+        need = ctx.needs_input_grad
+        return (gi if need[0] else None), (-gi if len(need) > 1 and need[1] else None)
+
+
+class SmoothL1LossBackward0(_PiecewiseLoss):
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.loss_np = lambda z, b: np.where(z < b, 0.5 * z * z / b, z - 0.5 * b)
+        ctx.grad_scale = lambda b: 1.0 / b
+        return _PiecewiseLoss.forward(ctx, input, target, reduction, k)
+
+
+class HuberLossBackward0(_PiecewiseLoss):
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.loss_np = lambda z, dl: np.where(z < dl, 0.5 * z * z, dl * (z - 0.5 * dl))
+        ctx.grad_scale = lambda dl: 1.0
+        return _PiecewiseLoss.forward(ctx, input, target, reduction, k)
+
+
+def _robust_args(input, target, kernel):
+    _size_warning(input, target, stacklevel=4)
+    input, target = _broadcast_pair(input, target)
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(input.dtype)}'")
+    return input, target
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli smooth-l1-loss {_PAIR} --beta 0.5")
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, reduced (SmoothL1LossBackward0; l1_loss if beta=0)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _robust_args(input, target, "smooth_l1_cpu")
+    return SmoothL1LossBackward0.apply(input, target, reduction, float(beta))
+
+
+@register(category="nn", function=False, cli=True, cli_example=f"tensorcli huber-loss {_PAIR} --delta 0.5")
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), reduced (HuberLossBackward0)."""
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        _size_warning(input, target)
+        input, target = _broadcast_pair(input, target)
+        loss = HuberLossBackward0.apply(input, target, "none", float(delta)) * weight
+        return loss if reduction == "none" else (loss.sum() if reduction == "sum" else loss.mean())
+    input, target = _robust_args(input, target, "huber_cpu")
+    return HuberLossBackward0.apply(input, target, reduction, float(delta))
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example="tensorcli kl-div '[-1.0,-0.5,-2]' --target '[0.2,0.5,0.3]' --reduction batchmean")
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) (or exp(target) * (target - input) with log_target), reduced;
+    'batchmean' divides the sum by the batch size. Composite, as in PyTorch."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    elif reduction != "batchmean":
+        _reduction(reduction)
+    if log_target:
+        out = target.exp() * (target - input)
+    else:   # xlogy(target, target): 0 where target == 0
+        out = target * target.masked_fill(target == 0, 1).log() - target * input
+    if reduction == "batchmean":
+        s = out.sum()
+        return s / input.size(0) if input.dim() != 0 else s
+    if reduction == "none":
+        return out
+    return out.sum() if reduction == "sum" else out.mean()
+
+
+@export(name="binary_cross_entropy_with_logits")
+def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum)."""
+    return binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTION_ENUM[reduction],
+                                            pos_weight=pos_weight)
+
+
+@export(name="kl_div")
+def torch_kl_div(input, target, reduction=1, *, log_target=False):
+    """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum), no batchmean and no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return kl_div(input, target, reduction=_REDUCTION_ENUM[reduction], log_target=log_target)

@@ -221,3 +221,111 @@ def torch_batch_norm(input, weight, bias, running_mean, running_var, training, m
 def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """torch.layer_norm: F.layer_norm plus torch's (ignored) cudnn_enable flag."""
     return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+# -- group_norm, instance_norm --------------------------------------------------------------------------
+
+class NativeGroupNormBackward0(Op):
+    """Normalise each (sample, group of C/G channels) over its channels and positions, then scale and
+    shift per channel."""
+
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, groups, eps):
+        x = input._data
+        n, c = x.shape[:2]
+        xg = x.reshape(n, groups, -1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = xg.mean(-1, keepdims=True, dtype=np.float64)
+            xc = xg - mean.astype(x.dtype)
+            rstd = (1.0 / np.sqrt(np.square(xc, dtype=np.float64).mean(-1, keepdims=True) + eps)).astype(x.dtype)
+        out = (xc * rstd).reshape(x.shape)
+        cshape = (1, c) + (1,) * (x.ndim - 2)
+        if weight is not None:
+            out = out * weight._data.reshape(cshape)
+        if bias is not None:
+            out = out + bias._data.reshape(cshape)
+        ctx.save_for_backward(input, weight)
+        ctx.meta = (groups, eps, cshape)
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        groups, eps, cshape = ctx.meta
+        need = ctx.needs_input_grad
+        n = x.shape[0]
+        xg = x.reshape(n, groups, -1)
+        mean = xg.mean(-1, keepdim=True)
+        rstd = ((xg - mean) * (xg - mean)).mean(-1, keepdim=True).add(eps).rsqrt()
+        xhat = (xg - mean) * rstd
+        axes = (0,) + tuple(range(2, x.dim()))
+        gi = gw = gb = None
+        if need[0]:
+            gxhat = (g * w.reshape(cshape) if w is not None else g).reshape(n, groups, -1)
+            gi = ((gxhat - gxhat.mean(-1, keepdim=True) - xhat * (gxhat * xhat).mean(-1, keepdim=True)) * rstd)
+            gi = gi.reshape(x.shape)
+        if len(need) > 1 and need[1]:
+            gw = (g * xhat.reshape(x.shape)).sum(axes)
+        if len(need) > 2 and need[2]:
+            gb = g.sum(axes)
+        return gi, gw, gb, None, None
+
+
+@register(category="nn", function=False, cli=True,
+          cli_example="tensorcli group-norm '[[[1.0,2],[3,4],[5,9],[0,1]]]' --num-groups 2")
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise [N, C, *] input over groups of C/num_groups channels (NativeGroupNormBackward0)."""
+    shp = input._data.shape
+    if len(shp) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shp)}")
+    size = [shp[0] * shp[1] // num_groups, num_groups] + list(shp[2:])
+    if size[0] * int(np.prod(size[2:])) == 1:   # torch's _verify_batch_size skips dim 1
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    c = shp[1]
+    if c % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_shape(shp)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.shape[0] != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_shape(t._data.shape)} and input of shape {_shape(shp)}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{_short(input.dtype)}'")
+    return NativeGroupNormBackward0.apply(input, weight, bias, int(num_groups), eps)
+
+
+@export(name="group_norm")
+def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """torch.group_norm: F.group_norm plus torch's (ignored) cudnn_enabled flag."""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@register(category="nn", function=False, cli=True,
+          cli_example="tensorcli instance-norm '[[[1.0,2,4],[3,4,0]]]'")
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) over its positions: batch_norm on the [1, N*C, *] view, as PyTorch
+    computes it (ViewBackward0 over NativeBatchNormBackward0); running stats get the mean over samples."""
+    shp = input._data.shape
+    if use_input_stats:
+        if int(np.prod(shp[2:])) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
+    b, c = shp[0], shp[1]
+    rep = (lambda t: None if t is None else t.repeat(b))
+    rm, rv = rep(running_mean), rep(running_var)
+    out = batch_norm(input.contiguous().view((1, b * c) + tuple(shp[2:])), rm, rv, rep(weight), rep(bias),
+                     use_input_stats, momentum, eps)
+    with no_grad():
+        for t, r in ((running_mean, rm), (running_var, rv)):
+            if t is not None:
+                t._data[...] = r._data.reshape(b, c).mean(0)
+    return out.view(shp)
+
+
+@export(name="instance_norm")
+def torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                        cudnn_enabled):
+    """torch.instance_norm: F.instance_norm's computation under torch's argument order."""
+    return instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
