@@ -5,7 +5,8 @@ category "nn"); this module is the public namespace: it re-exports them under Py
 from __future__ import annotations
 
 from ..ops.indexing import one_hot
-from ..ops.nn.activation import elu, gelu, hardtanh, leaky_relu, logsigmoid, relu, relu_, sigmoid, silu, softplus, tanh
+from ..ops.nn.activation import (elu, gelu, hardtanh, leaky_relu, logsigmoid, relu, relu_, sigmoid, silu, softplus,
+                                 tanh)
 from ..ops.nn.adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d
 from ..ops.nn.conv import conv1d, conv2d
 from ..ops.nn.conv_transpose import conv_transpose2d

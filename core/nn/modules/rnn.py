@@ -9,13 +9,13 @@ import math
 import numbers
 import warnings
 
-from .. import creation as _creation
-from ..ops.pointwise import relu, sigmoid, tanh
-from ..ops.shape import cat, stack
-from . import functional as F
-from . import init
-from .module import Module
-from .parameter import Parameter
+from ... import creation as _creation
+from ...ops.pointwise import relu, sigmoid, tanh
+from ...ops.shape import cat, stack
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
