@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from ..container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ..module import Module
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
+                         Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .conv import Conv2d
-from .dropout import Dropout
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm2d
+from .lazy import LazyLinear, LazyModuleMixin
 from .linear import Identity, Linear
-from .loss import BCELoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .normalization import LayerNorm
-from .pooling import AvgPool2d, MaxPool2d
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+                   SmoothL1Loss)
+from .normalization import GroupNorm, LayerNorm
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
@@ -22,4 +26,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
            "Unfold", "Fold", "Embedding", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "RNNBase",
-           "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "SiLU", "ELU", "Softplus", "Hardtanh",
+           "LogSigmoid", "Conv1d", "ConvTranspose2d", "Dropout2d", "InstanceNorm2d", "LazyLinear", "LazyModuleMixin",
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GroupNorm", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]

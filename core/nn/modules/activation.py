@@ -75,3 +75,70 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{', inplace=True' if self.inplace else ''}"
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, linear above threshold."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """clamp(x, min_val, max_val)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{', inplace=True' if self.inplace else ''}"
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)

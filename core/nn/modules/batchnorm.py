@@ -45,10 +45,10 @@ class _BatchNorm(Module):
         self.reset_parameters()
 
     def reset_running_stats(self):
-        if self.track_running_stats:
-            init.zeros_(self.running_mean)
-            init.ones_(self.running_var)
-            init.zeros_(self.num_batches_tracked)
+        if self.track_running_stats:   # tensor methods, as torch's _NormBase (not nn.init)
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
         self.reset_running_stats()

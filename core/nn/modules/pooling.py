@@ -41,3 +41,37 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """Mean over adaptive windows of [N, C, L] input so the output length is output_size."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """Mean over adaptive windows so the output is [*, oh, ow] (None keeps the input's size)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(_AdaptivePool):
+    """Max over adaptive windows (with flat indices if return_indices)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
