@@ -206,6 +206,13 @@ ERRORS = [
     lambda L, F: F.softplus(_z(L, 3, dtype=L.long)),
     lambda L, F: F.logsigmoid(_z(L, 3, dtype=L.long)),
     lambda L, F: F.dropout2d(_z(L, 2, 3, 4), 1.5),
+    lambda L, F: F.embedding_bag(L.tensor([0, 1]), _z(L, 3, 2)),
+    lambda L, F: F.embedding_bag(L.tensor([[0, 1]]), _z(L, 3, 2), L.tensor([0])),
+    lambda L, F: F.embedding_bag(L.tensor([0, 1]), _z(L, 3, 2), L.tensor([0]), mode="prod"),
+    lambda L, F: F.embedding_bag(L.tensor([0, 1]), _z(L, 3, 2), L.tensor([0]), mode="max",
+                                 per_sample_weights=_z(L, 2)),
+    lambda L, F: F.embedding_bag(L.tensor([0, 1]), _z(L, 3), L.tensor([0])),
+    lambda L, F: F.embedding_bag(L.tensor([[[0, 1]]]), _z(L, 3, 2)),
 ]
 
 

@@ -71,7 +71,11 @@ REFERENCE = {
     "kl_div": lambda T: T.nn.functional.kl_div(_t(T, [-1.0, -0.5, -2]), _t(T, [0.2, 0.5, 0.3]), reduction="batchmean"),
     "cosine_similarity": lambda T: T.cosine_similarity(_t(T, [[1.0, 0], [1, 1]]), _t(T, [[1.0, 1], [1, 1]]), 1),
     "pairwise_distance": lambda T: T.pairwise_distance(_t(T, [[1.0, 0], [1, 1]]), _t(T, [[0.0, 1], [1, 1]])),
+    "embedding_bag": lambda T: T.nn.functional.embedding_bag(_t(T, [0, 2, 1, 1]), _t(T, [[0.0, 1], [2, 3], [4, 5]]),
+                                                             _t(T, [0, 2])),
 }
+# torch.<name> twins not provided yet (core lacks the name; F has the function)
+NO_TORCH_TWIN = {"embedding_bag": "torch.embedding_bag's 4-tuple (offset2bag, bag_size, max_indices) is not reproduced"}
 
 
 def _IMG35(T):
@@ -124,8 +128,9 @@ def test_help_generates(run, name):
 
 @pytest.mark.parametrize("name", NN)
 def test_core_namespace_follows_torch(torch, name):
-    assert (name in FUNCTIONS) == hasattr(torch, name)
-    assert hasattr(core, name) == hasattr(torch, name)
+    expected = hasattr(torch, name) and name not in NO_TORCH_TWIN
+    assert (name in FUNCTIONS) == expected
+    assert hasattr(core, name) == expected
 
 
 def test_functional_reexports_registered_kernels():

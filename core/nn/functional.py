@@ -12,7 +12,7 @@ from ..ops.nn.conv import conv1d, conv2d
 from ..ops.nn.conv_transpose import conv_transpose2d
 from ..ops.nn.distance import cosine_similarity, pairwise_distance
 from ..ops.nn.dropout import dropout, dropout2d
-from ..ops.nn.embedding import embedding
+from ..ops.nn.embedding import embedding, embedding_bag
 from ..ops.nn.im2col import fold, unfold
 from ..ops.nn.linear import linear, normalize
 from ..ops.nn.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
@@ -28,4 +28,4 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "one_hot", "pad", "embedding", "normalize", "silu", "elu", "softplus", "hardtanh", "logsigmoid",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d", "conv_transpose2d",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
-           "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d"]
+           "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag"]
