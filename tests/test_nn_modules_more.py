@@ -3,6 +3,7 @@ with torch's weights loaded, default initialisation through the same nn.init cal
 reset_parameters, the lazy-module mechanism, and constructor / forward errors."""
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -93,8 +94,8 @@ def _record_init(lib, monkeypatch, log):
     """Wrap lib.nn.init's public functions to log top-level calls (name, shape, non-tensor args)."""
     init = lib.nn.init
     depth = [0]
-    for name in ("uniform_", "normal_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "zeros_",
-                 "ones_", "constant_", "trunc_normal_"):
+    for name in ("uniform_", "normal_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_",
+                 "zeros_", "ones_", "constant_", "trunc_normal_"):
         fn = getattr(init, name)
 
         def wrapped(tensor, *args, _fn=fn, _name=name, **kwargs):
@@ -107,12 +108,16 @@ def _record_init(lib, monkeypatch, log):
             finally:
                 depth[0] -= 1
         monkeypatch.setattr(init, name, wrapped)
+        for mod in list(sys.modules.values()):   # `from torch.nn.init import xavier_uniform_` copies too
+            if getattr(mod, "__name__", "").startswith(lib.__name__ + ".nn.") and getattr(mod, name, None) is fn:
+                monkeypatch.setattr(mod, name, wrapped)
 
 
 INIT = ["LSTM(3, 5, 2, bidirectional=True)", "GRU(3, 4)", "RNN(2, 3, bias=False)", "LSTMCell(3, 4)", "GRUCell(2, 3)",
         "RNNCell(2, 3)", "Conv1d(4, 6, 3)", "ConvTranspose2d(4, 6, 3, groups=2)", "Conv2d(3, 4, 2)", "GroupNorm(2, 4)",
         "InstanceNorm2d(4, affine=True, track_running_stats=True)", "Linear(3, 2)",
-        "EmbeddingBag(5, 3, padding_idx=1)"]
+        "EmbeddingBag(5, 3, padding_idx=1)", "MultiheadAttention(8, 2, add_bias_kv=True)",
+        "MultiheadAttention(8, 2, kdim=3, vdim=5)", "TransformerEncoderLayer(8, 2, 16)"]
 
 
 @pytest.mark.parametrize("src", INIT)

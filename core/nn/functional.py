@@ -8,6 +8,7 @@ from ..ops.indexing import one_hot
 from ..ops.nn.activation import (elu, gelu, hardtanh, leaky_relu, logsigmoid, relu, relu_, sigmoid, silu, softplus,
                                  tanh)
 from ..ops.nn.adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d
+from ..ops.nn.attention import multi_head_attention_forward, scaled_dot_product_attention
 from ..ops.nn.conv import conv1d, conv2d
 from ..ops.nn.conv_transpose import conv_transpose2d
 from ..ops.nn.distance import cosine_similarity, pairwise_distance
@@ -28,4 +29,5 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "one_hot", "pad", "embedding", "normalize", "silu", "elu", "softplus", "hardtanh", "logsigmoid",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d", "conv_transpose2d",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
-           "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag"]
+           "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag",
+           "scaled_dot_product_attention", "multi_head_attention_forward"]
