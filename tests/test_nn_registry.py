@@ -122,6 +122,21 @@ def test_cli_example_matches_torch(torch, run, name):
         np.testing.assert_allclose(data, t.double().numpy(), rtol=2e-6, atol=2e-6)
 
 
+def test_every_parameter_has_a_cli_kind():
+    """No nn command leaves a parameter to the CLI's fallback guess: each maps through CONVENTIONS or the
+    registration's cli_params (an int like num_groups must not become a tensor option)."""
+    import inspect
+    unmapped = []
+    for name in NN_CLI:
+        refined = OPS[name].extras.get("cli_params", {}) or {}
+        for i, p in enumerate(OPS[name].signature.parameters.values()):
+            known = p.name in refined or p.name in cli_app.CONVENTIONS
+            tensor_first = i < 2 and p.default is inspect.Parameter.empty   # input-like leading tensors
+            if not known and not tensor_first and (p.default is None or p.default is inspect.Parameter.empty):
+                unmapped.append((name, p.name))
+    assert not unmapped, unmapped
+
+
 @pytest.mark.parametrize("name", NN_CLI)
 def test_help_generates(run, name):
     r = run([cli_app.command_name(name), "--help"])

@@ -399,7 +399,7 @@ def _log_sigmoid(x):
     return x.clamp_max(0) - (-x.abs()).exp().log1p()
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+@register(category="nn", function=False, cli=True, cli_params={**_LEGACY, "pos_weight": "tensor"},
           cli_example="tensorcli binary-cross-entropy-with-logits '[0.5,-2,3]' --target '[1.0,0,1]'")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):

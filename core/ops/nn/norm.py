@@ -101,7 +101,7 @@ class NativeBatchNormBackward0(Op):
         return gi, gw, gb
 
 
-@register(category="nn", function=False, cli=True,
+@register(category="nn", function=False, cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor"},
           cli_example="tensorcli batch-norm '[[1.0,2],[3,4],[5,9]]' --running-mean '[0,0]' --running-var '[1,1]' "
                       "--training")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -273,7 +273,7 @@ class NativeGroupNormBackward0(Op):
         return gi, gw, gb, None, None
 
 
-@register(category="nn", function=False, cli=True,
+@register(category="nn", function=False, cli=True, cli_params={"num_groups": "int"},
           cli_example="tensorcli group-norm '[[[1.0,2],[3,4],[5,9],[0,1]]]' --num-groups 2")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise [N, C, *] input over groups of C/num_groups channels (NativeGroupNormBackward0)."""
@@ -302,7 +302,7 @@ def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn
     return group_norm(input, num_groups, weight, bias, eps)
 
 
-@register(category="nn", function=False, cli=True,
+@register(category="nn", function=False, cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor"},
           cli_example="tensorcli instance-norm '[[[1.0,2,4],[3,4,0]]]'")
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
