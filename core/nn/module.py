@@ -7,8 +7,11 @@ import itertools
 import warnings
 from collections import OrderedDict, abc as container_abcs, namedtuple
 
+import numpy as np
+
+from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, _check_device
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -432,7 +435,6 @@ class Module:
 
     def to(self, *args, **kwargs):
         """to(dtype) / to(device) / to(tensor): converts floating point parameters and buffers."""
-        from .. import dtypes as _dt
         dtype = kwargs.get("dtype")
         for a in args:
             if isinstance(a, Tensor):
@@ -440,7 +442,6 @@ class Module:
             elif isinstance(a, _dt.dtype):
                 dtype = a
         if "device" in kwargs or any(isinstance(a, str) for a in args):
-            from ..tensor import _check_device
             dev = kwargs.get("device") or next(a for a in args if isinstance(a, str))
             _check_device(dev)
         if dtype is not None and not dtype.is_floating_point:
@@ -452,15 +453,12 @@ class Module:
         return self._apply(convert)
 
     def float(self):
-        from .. import dtypes as _dt
         return self._apply(lambda t: t.to(_dt.float32) if t.is_floating_point() else t)
 
     def double(self):
-        from .. import dtypes as _dt
         return self._apply(lambda t: t.to(_dt.float64) if t.is_floating_point() else t)
 
     def half(self):
-        from .. import dtypes as _dt
         return self._apply(lambda t: t.to(_dt.float16) if t.is_floating_point() else t)
 
     def type(self, dst_type):
@@ -535,7 +533,6 @@ class Module:
                                 input_param = Parameter(input_param, requires_grad=param.requires_grad)
                             setattr(self, name, input_param)
                         else:
-                            import numpy as np
                             np.copyto(param._data, input_param._data, casting="unsafe")
                             param._vc[0] += 1
                 except Exception as ex:  # noqa: BLE001 - reported like PyTorch, all at once
