@@ -68,3 +68,9 @@ def _reduce_np(a, reduction):
 def _alloc(shape, dtype):
     """RuntimeError (core's allocation guard) before NumPy allocates an array this large."""
     check_alloc(shape, dtype)
+
+
+def _torch_name(fn):
+    """A torch.<name> twin (torch's signature over an F kernel) is named like torch's function."""
+    fn.__name__ = fn.__qualname__ = fn.__name__[len("torch_"):]
+    return fn

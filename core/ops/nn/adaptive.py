@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ..registry import export, register
-from ._util import _make, _shape, _short
+from ._util import _make, _shape, _short, _torch_name
 from .pool import MaxPool2DWithIndicesBackwardBackward0
 
 _X = "'[[[[1.0,2,3,4,5],[6,7,8,9,10],[11,12,13,14,15]]]]'"
@@ -143,6 +143,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 @export(name="adaptive_max_pool1d")
+@_torch_name
 def torch_adaptive_max_pool1d(input, output_size):
     """torch.adaptive_max_pool1d: (values, indices), always."""
     return adaptive_max_pool1d(input, output_size, True)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import creation as _creation
 from ..registry import export, register
-from ._util import _make
+from ._util import _make, _torch_name
 
 
 @register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
@@ -29,6 +29,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 @export(name="dropout")
+@_torch_name
 def torch_dropout(input, p, train):
     """torch.dropout(input, p, train): F.dropout's kernel under torch's positional signature."""
     return dropout(input, p, train)

@@ -6,6 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
+from ._util import _torch_name
 from ..registry import export, register
 from ..shape import stack
 
@@ -81,6 +82,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 @export(name="embedding")
+@_torch_name
 def torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """torch.embedding(weight, indices, ...): F.embedding's kernel under torch's argument order."""
     return embedding(indices, weight, None if padding_idx < 0 else padding_idx)

@@ -11,7 +11,7 @@ from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..pointwise import _broadcast_error
 from ..registry import export, register
-from ._util import _reduce_np, _reduction, _shape, _short
+from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
 from .softmax import log_softmax
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
@@ -513,6 +513,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 @export(name="binary_cross_entropy_with_logits")
+@_torch_name
 def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum)."""
     return binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTION_ENUM[reduction],
@@ -520,6 +521,7 @@ def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weigh
 
 
 @export(name="kl_div")
+@_torch_name
 def torch_kl_div(input, target, reduction=1, *, log_target=False):
     """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum), no batchmean and no warning."""
     with warnings.catch_warnings():

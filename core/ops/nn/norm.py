@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
-from ._util import _make, _shape, _short
+from ._util import _make, _shape, _short, _torch_name
 
 
 class NativeBatchNormBackward0(Op):
@@ -212,12 +212,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 @export(name="batch_norm")
+@_torch_name
 def torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """torch.batch_norm: F.batch_norm's kernel under torch's argument order (cudnn_enabled is ignored)."""
     return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 @export(name="layer_norm")
+@_torch_name
 def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """torch.layer_norm: F.layer_norm plus torch's (ignored) cudnn_enable flag."""
     return layer_norm(input, normalized_shape, weight, bias, eps)
@@ -297,6 +299,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 @export(name="group_norm")
+@_torch_name
 def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     """torch.group_norm: F.group_norm plus torch's (ignored) cudnn_enabled flag."""
     return group_norm(input, num_groups, weight, bias, eps)
@@ -325,6 +328,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 @export(name="instance_norm")
+@_torch_name
 def torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
                         cudnn_enabled):
     """torch.instance_norm: F.instance_norm's computation under torch's argument order."""

@@ -9,7 +9,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
 from ..registry import register
-from ._util import _short
+from ._util import _short, _torch_name
 
 
 def _softmax_np(x, dim):
@@ -111,6 +111,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 @register(name="softmax", category="nn", methods=("softmax",), cli=True,
           cli_example="tensorcli softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@_torch_name
 def torch_softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along dim (torch.softmax, Tensor.softmax)."""
     return softmax(input, dim, dtype=dtype)
@@ -118,6 +119,7 @@ def torch_softmax(input, dim, dtype=None):
 
 @register(name="log_softmax", category="nn", methods=("log_softmax",), cli=True,
           cli_example="tensorcli log-softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@_torch_name
 def torch_log_softmax(input, dim, dtype=None):
     """x - logsumexp(x) along dim, computed stably (torch.log_softmax, Tensor.log_softmax)."""
     return log_softmax(input, dim, dtype=dtype)
