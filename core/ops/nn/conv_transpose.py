@@ -120,6 +120,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     _check_transpose_args(input, weight, bias, s, p, op, d, groups)
     _check_dtypes(input, weight, bias)
+    if any(op[i] >= s[i] for i in range(2)):   # allowed by torch when below the dilation
+        raise NotImplementedError("conv_transpose2d: output_padding >= stride (with a larger dilation) is not "
+                                  "supported by core yet")
     k = weight._data.shape[2:]
     h, w = input._data.shape[2:]
     out_hw = tuple(((h, w)[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1 for i in range(2))
