@@ -51,6 +51,28 @@ RNG_FIXED = [RNG.standard_normal((3, 4, 8)), RNG.standard_normal((4, 3, 6)), RNG
              RNG.standard_normal((5, 5))]
 
 
+def test_transformer_encoder(torch):
+    with pytest.warns(UserWarning) as wt:
+        te = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                         norm=torch.nn.LayerNorm(8)).double()
+    with pytest.warns(UserWarning) as wc:
+        ce = cnn.TransformerEncoder(cnn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2, norm=cnn.LayerNorm(8)).double()
+    assert [str(w.message) for w in wc] == [str(w.message) for w in wt]
+    assert repr(ce) == repr(te)
+    assert [n for n, _ in ce.named_parameters()] == [n for n, _ in te.named_parameters()]
+    ce.load_state_dict({k: core.tensor(v.detach().numpy()) for k, v in te.state_dict().items()})
+    x = RNG.standard_normal((5, 3, 8))
+    xc, xt = core.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    oc = ce(xc, mask=core.tensor(MASK), src_key_padding_mask=core.tensor(KPM))
+    ot = te(xt, mask=torch.tensor(MASK), src_key_padding_mask=torch.tensor(KPM))
+    np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-9, atol=1e-12)
+    oc.pow(2).sum().backward()
+    ot.pow(2).sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-9, atol=1e-12)
+    for (n, a), (_, b) in zip(ce.named_parameters(), te.named_parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-8, atol=1e-11, err_msg=n)
+
+
 @pytest.mark.parametrize("src,kind,shape", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_matches_torch(torch, src, kind, shape):
     cm, tm = _pair(torch, src)

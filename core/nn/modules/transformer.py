@@ -1,8 +1,12 @@
-"""TransformerEncoderLayer (torch/nn/modules/transformer.py): self-attention block + feed-forward
-block, each with dropout, residual and LayerNorm (post-norm, or pre-norm with norm_first)."""
+"""TransformerEncoderLayer and TransformerEncoder (torch/nn/modules/transformer.py): self-attention block +
+feed-forward block, each with dropout, residual and LayerNorm (post-norm, or pre-norm with norm_first)."""
 from __future__ import annotations
 
+import copy
+import warnings
+
 from .. import functional as F
+from ..container import ModuleList
 from ..module import Module
 from ...ops.nn.attention import _canonical_mask, _none_or_dtype
 from .activation import GELU, ReLU
@@ -66,3 +70,52 @@ class TransformerEncoderLayer(Module):
 
     def _ff_block(self, x):
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _why_not_sparsity_fast_path(layer):
+    """torch's reason for not using nested tensors (it then warns when enable_nested_tensor is set)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if not layer.norm1.eps == layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """num_layers deep copies of encoder_layer applied in turn, then the optional final norm."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_not_sparsity_fast_path(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask),
+                                               "mask", src.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=bool(is_causal),
+                         src_key_padding_mask=src_key_padding_mask)
+        return self.norm(output) if self.norm is not None else output
