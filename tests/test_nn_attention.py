@@ -56,7 +56,8 @@ def test_transformer_encoder(torch):
         te = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
                                          norm=torch.nn.LayerNorm(8)).double()
     with pytest.warns(UserWarning) as wc:
-        ce = cnn.TransformerEncoder(cnn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2, norm=cnn.LayerNorm(8)).double()
+        ce = cnn.TransformerEncoder(cnn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                    norm=cnn.LayerNorm(8)).double()
     assert [str(w.message) for w in wc] == [str(w.message) for w in wt]
     assert repr(ce) == repr(te)
     assert [n for n, _ in ce.named_parameters()] == [n for n, _ in te.named_parameters()]
