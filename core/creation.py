@@ -10,7 +10,6 @@ import numpy as np
 from . import dtypes as _dt
 from .ops.registry import export
 from .tensor import Size, Tensor
-from .ops import random as _random_ops  # noqa: F401  (registers the random ops; see core/ops/random.py)
 from .random import Generator, default_generator  # noqa: F401  (torch.Generator; core/__init__ imports it here)
 from ._rng_math import _two_sum, fma64 as _fma64
 from ._alloc import (_FACTORY_RG_MSG, _MAX_ALLOC, _check_alloc, _dense, _is_int, _parse_size,  # noqa: F401

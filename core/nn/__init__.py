@@ -2,14 +2,8 @@
 from __future__ import annotations
 
 from . import functional, init
-from .module import Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .modules import (AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, Conv2d, CrossEntropyLoss, Dropout, Embedding,
-                      Flatten, Fold, GELU, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d,
-                      MSELoss, NLLLoss, ReLU, Sigmoid, Softmax, Tanh, Unflatten, Unfold)
+from .modules import *  # noqa: F401,F403  (the layer classes; their list is modules.__all__)
+from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["functional", "init", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Parameter", "Identity", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
-           "Softmax", "LogSoftmax", "Flatten", "Unflatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Unfold", "Fold", "Embedding", "L1Loss", "MSELoss",
-           "NLLLoss", "CrossEntropyLoss", "BCELoss"]
+__all__ = ["functional", "init", "Parameter", *_modules_all]

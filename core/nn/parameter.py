@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor
 
 
@@ -13,7 +14,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .. import dtypes
             data = Tensor._make(np.zeros((0,), dtype=dtypes.get_default_dtype().np))
         if not isinstance(data, Tensor):
             raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
@@ -42,3 +42,33 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         raise TypeError("core tensors are not picklable")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (lazy modules): no data until `materialize(shape)`, which
+    turns it into a plain Parameter, as torch.nn.parameter.UninitializedParameter does."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        dt = (dtype or dtypes.get_default_dtype()).np
+        return Parameter.__new__(cls, Tensor._make(np.zeros((0,), dtype=dt)), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Allocate storage of `shape` (values are then set by the module's reset_parameters)."""
+        dt = dtype.np if dtype is not None else self._data.dtype
+        self._data = np.zeros(tuple(shape), dtype=dt)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __repr__(self, *, tensor_contents=None):
+        return "<UninitializedParameter>"

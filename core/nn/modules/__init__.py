@@ -1,0 +1,35 @@
+"""torch.nn.modules: the layer classes, one module per kind as in PyTorch (linear, conv, pooling,
+batchnorm, normalization, rnn, sparse, loss, ...), so their qualified names (`core.nn.modules.linear.Linear`)
+mirror torch's."""
+from __future__ import annotations
+
+from ..container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ..module import Module
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
+                         Tanh)
+from .activation_attention import MultiheadAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import Dropout, Dropout2d
+from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm2d
+from .lazy import LazyLinear, LazyModuleMixin
+from .linear import Identity, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+                   SmoothL1Loss)
+from .normalization import GroupNorm, LayerNorm
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding, EmbeddingBag
+from .transformer import TransformerEncoder, TransformerEncoderLayer
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity",
+           "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Flatten",
+           "Unflatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "Unfold", "Fold", "Embedding", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "RNNBase",
+           "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "SiLU", "ELU", "Softplus", "Hardtanh",
+           "LogSigmoid", "Conv1d", "ConvTranspose2d", "Dropout2d", "InstanceNorm2d", "LazyLinear", "LazyModuleMixin",
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GroupNorm", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "EmbeddingBag", "MultiheadAttention",
+           "TransformerEncoderLayer", "TransformerEncoder"]

@@ -1,0 +1,169 @@
+"""Convolution layers (torch/nn/modules/conv.py): Conv1d, Conv2d, ConvTranspose2d on a shared _ConvNd
+(argument checks, parameter layout, kaiming_uniform(a=sqrt(5)) init and extra_repr as torch's)."""
+from __future__ import annotations
+
+import math
+
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+from .utils import _empty
+
+
+def _ntuple(x, n):
+    if isinstance(x, (tuple, list)):
+        return tuple(x) if len(x) != 1 else (x[0],) * n
+    return (x,) * n
+
+
+class _ConvNd(Module):
+    """weight [out, in/groups, *k] (transposed: [in, out/groups, *k]); bias [out] ~ U(+-1/sqrt(fan_in))."""
+
+    _n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+                 groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        n = self._n
+        kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
+        padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        _check_conv_args(in_channels, out_channels, groups, padding, stride, padding_mode)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.padding, self.dilation, self.transposed = stride, padding, dilation, transposed
+        self.output_padding, self.groups, self.padding_mode = _ntuple(output_padding, n), groups, padding_mode
+        if isinstance(padding, str):
+            rp = [0, 0] * n
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
+                    total = d * (k - 1)
+                    rp[2 * i] = total // 2
+                    rp[2 * i + 1] = total - total // 2
+            self._reversed_padding_repeated_twice = rp
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
+        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_empty(shape + kernel_size, dtype))
+        if bias:
+            self.bias = Parameter(_empty((out_channels,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+def _check_conv_args(in_channels, out_channels, groups, padding, stride, padding_mode):
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    valid_padding_strings = {"same", "valid"}
+    if isinstance(padding, str):
+        if padding not in valid_padding_strings:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+    if padding_mode not in valid_padding_modes:
+        raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'")
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over [N, C, L] (or [C, L]) input."""
+
+    _n = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            weight, bias, self.stride, (0,), self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution; weight [out, in/groups, kh, kw] ~ kaiming_uniform(a=sqrt(5)), bias ~ U(+-1/sqrt(fan_in))."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            weight, bias, self.stride, (0, 0), self.dilation, self.groups)
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-D convolution; weight [in, out/groups, kh, kw]; forward(input, output_size=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                         groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+        if output_size is None:
+            return self.output_padding
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        non_spatial = 2 if has_batch_dim else 1
+        if len(output_size) == non_spatial + num_spatial_dims:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {non_spatial + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes = [(input.size(d + non_spatial) - 1) * stride[d] - 2 * padding[d]
+                     + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+                     for d in range(num_spatial_dims)]
+        max_sizes = [min_sizes[d] + stride[d] - 1 for d in range(num_spatial_dims)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
+                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
+                                              self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)

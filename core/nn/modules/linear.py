@@ -1,0 +1,48 @@
+"""Identity, Linear (torch/nn/modules/linear.py)."""
+from __future__ import annotations
+
+import math
+
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+from .utils import _empty
+
+
+class Identity(Module):
+    """Returns its input; arguments are ignored."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b; W [out, in] ~ kaiming_uniform(a=sqrt(5)), b ~ U(-1/sqrt(in), 1/sqrt(in))."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in_features), dtype))
+        if bias:
+            self.bias = Parameter(_empty((out_features,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -1,0 +1,14 @@
+"""Helpers of the layer modules: empty parameter storage, int pairs (torch/nn/modules/utils.py)."""
+from __future__ import annotations
+
+from ... import creation as _creation
+
+
+def _empty(shape, dtype=None):
+    return _creation.zeros(*shape, dtype=dtype) if shape else _creation.zeros((), dtype=dtype)
+
+
+def _pair(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(x) if len(x) != 1 else (x[0], x[0])
+    return (x, x)

@@ -1,0 +1,4 @@
+"""The nn op family (torch.nn.functional's kernels), one module per kind. Importing the package
+registers every op; core.nn.functional re-exports the public functions. Never imports core.nn."""
+from . import activation, softmax, linear, dropout, im2col, conv, conv_transpose  # noqa: F401
+from . import pool, adaptive, norm, loss, distance, padding, embedding, attention  # noqa: F401

@@ -1,0 +1,76 @@
+"""Shared helpers of the nn op family: PyTorch's type names for messages, int pairs, reductions."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...creation import check_alloc
+from ...tensor import Size, Tensor
+
+
+def _short(d):
+    """PyTorch's scalar type name ('Float', 'Long', ...) of a core dtype or NumPy dtype."""
+    return _dt.scalar_name(d)
+
+
+def _cpp_name(d):
+    """C++ type name used in some of PyTorch's messages ('float', 'double', 'long int')."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[d.name]
+
+
+def _shape(s):
+    return "[" + ", ".join(map(str, s)) + "]"
+
+
+def _pair(x):
+    if isinstance(x, (list, tuple, Size)):
+        if len(x) == 1:
+            return (int(x[0]), int(x[0]))
+        return tuple(int(v) for v in x)
+    return (int(x), int(x))
+
+
+def _make(arr):
+    return Tensor._make(arr)
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """Validate `reduction` (legacy size_average/reduce flags map onto it, with PyTorch's warning)."""
+    if size_average is not None or reduce is not None:
+        sa = True if size_average is None else size_average
+        rd = True if reduce is None else reduce
+        reduction = "mean" if (sa and rd) else ("sum" if rd else "none")
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                      "instead.", stacklevel=3)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=3)
+        reduction = "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce_np(a, reduction):
+    if reduction == "none":
+        return a
+    if reduction == "sum":
+        return np.asarray(a.sum(), dtype=a.dtype)
+    return np.asarray(a.mean() if a.size else np.nan, dtype=a.dtype)
+
+
+def _alloc(shape, dtype):
+    """RuntimeError (core's allocation guard) before NumPy allocates an array this large."""
+    check_alloc(shape, dtype)
+
+
+def _torch_name(fn):
+    """A torch.<name> twin (torch's signature over an F kernel) is named like torch's function."""
+    fn.__name__ = fn.__qualname__ = fn.__name__[len("torch_"):]
+    return fn

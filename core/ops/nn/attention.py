@@ -1,0 +1,169 @@
+"""Attention: scaled_dot_product_attention and multi_head_attention_forward, composed of core ops in
+torch/nn/functional.py's order (in-projection, masks merged into an additive float mask, softmax,
+dropout, bmm, out-projection), so values and gradients match torch's slow path."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...tensor import Tensor
+from ..registry import register
+from ..shape import cat
+from .dropout import dropout
+from .linear import linear
+from .padding import pad
+from .softmax import softmax
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """Bool masks become additive float masks (-inf where True), as torch's F._canonical_mask."""
+    if mask is None:
+        return None
+    if mask.dtype != _dt.bool_ and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if not mask.is_floating_point():
+        mask = Tensor._make(np.where(mask._data, -np.inf, 0).astype(target_type.np))
+    return mask
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+@register(category="nn", function=False, cli=True,
+          cli_params={"value": "tensor", "attn_mask": "tensor", "scale": "number", "enable_gqa": "skip"},
+          cli_example="tensorcli scaled-dot-product-attention '[[[1.0,0],[0,1]]]' --key '[[[1.0,0],[0,1]]]' "
+                      "--value '[[[1.0,2],[3,4]]]' --is-causal")
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(Q K^T * scale + mask) V over the last two dims (scale defaults to 1/sqrt(E)); a bool mask
+    keeps True positions; is_causal masks the upper triangle."""
+    L, S = query.size(-2), key.size(-2)
+    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    bias = np.zeros((L, S), dtype=query._data.dtype)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        bias = np.where(np.tril(np.ones((L, S), dtype=bool)), 0, -np.inf).astype(bias.dtype)
+    weights = query.matmul(key.transpose(-2, -1)) * scale_factor
+    if attn_mask is not None:
+        if attn_mask.dtype == _dt.bool_:
+            weights = weights + Tensor._make(np.where(attn_mask._data, 0, -np.inf).astype(bias.dtype))
+        else:
+            weights = weights + attn_mask
+    if is_causal:
+        weights = weights + Tensor._make(bias)
+    weights = softmax(weights, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return weights.matmul(value)
+
+
+def _in_projection(query, key, value, w, b, separate):
+    """q, k, v projections from the packed [3E, E] weight (or three separate weights)."""
+    if separate:
+        (wq, wk, wv), bs = w, (b.chunk(3) if b is not None else (None, None, None))
+        return linear(query, wq, bs[0]), linear(key, wk, bs[1]), linear(value, wv, bs[2])
+    wq, wk, wv = w.chunk(3)
+    bq, bk, bv = b.chunk(3) if b is not None else (None, None, None)
+    if key is value and query is key:   # self-attention: one packed projection, as torch
+        return tuple(t.contiguous() for t in linear(query, w, b).chunk(3, -1))
+    return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+
+def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
+    """attn_mask as [1 or N*heads, L, S], with torch's shape errors."""
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    return attn_mask
+
+
+@register(category="nn", function=False, cli=False)
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward's slow path on [L, N, E] (or unbatched [L, E])
+    inputs; returns (attn_output, averaged or per-head attention weights or None). One piece, as torch's."""
+    is_batched = query.dim() == 3
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    weights = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else in_proj_weight
+    q, k, v = _in_projection(query, key, value, weights, in_proj_bias, use_separate_proj_weight)
+    attn_mask = _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, key.shape[0])
+    if bias_k is not None and bias_v is not None:
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
+    if add_zero_attn:
+        zeros = Tensor._make(np.zeros((bsz * num_heads, 1, head_dim), dtype=k._data.dtype))
+        k, v = cat([k, zeros], 1), cat([v, zeros], 1)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    attn = softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p)
+    out = attn.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    attn = attn.view(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        attn = attn.mean(1)
+    if not is_batched:
+        out, attn = out.squeeze(1), attn.squeeze(0)
+    return out, (attn if need_weights else None)

@@ -1,0 +1,71 @@
+"""F.dropout: input * noise (MulBackward0), the mask drawn from core's default generator."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import creation as _creation
+from ..registry import export, register
+from ._util import _make, _torch_name
+
+
+@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
+          cli_example="tensorcli dropout '[[1.0,2,3,4]]' --p 0.5 --no-training")
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (input * noise: MulBackward0);
+    returns input itself when not training or p == 0."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input._data.size == 0:
+        return input
+    dt = input._data.dtype
+    if p == 1:
+        noise = _make(np.zeros((), dtype=dt))
+    else:
+        keep = _creation.default_generator._rng.random(input._data.shape) < (1 - p)
+        noise = _make((keep.astype(dt) / dt.type(1 - p)).astype(dt, copy=False))
+    return input.mul_(noise) if inplace else input * noise
+
+
+@export(name="dropout")
+@_torch_name
+def torch_dropout(input, p, train):
+    """torch.dropout(input, p, train): F.dropout's kernel under torch's positional signature."""
+    return dropout(input, p, train)
+
+
+def _feature_noise(input, p):
+    """[N, C, 1, ...] keep mask / (1 - p): whole channels are dropped (torch's feature_dropout)."""
+    dt = input._data.dtype
+    shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
+    if p == 1:
+        return _make(np.zeros(shape, dtype=dt))
+    keep = _creation.default_generator._rng.random(shape) < (1 - p)
+    return _make((keep.astype(dt) / dt.type(1 - p)).astype(dt, copy=False))
+
+
+@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
+          cli_example="tensorcli dropout2d '[[[[1.0,2],[3,4]]]]' --p 0.5 --no-training")
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of [N, C, H, W] input with probability p, scaling the rest by 1/(1-p)
+    (input * noise: MulBackward0); 3-D input is taken as [N, C, L], with torch's warnings."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+                      stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    if p == 0 or not training or input._data.size == 0:
+        return input
+    noise = _feature_noise(input, p)
+    return input.mul_(noise) if inplace else input * noise

@@ -1,0 +1,529 @@
+"""Losses: nll_loss, cross_entropy, mse_loss, l1_loss, binary_cross_entropy."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.function import Op
+from ...autograd.grad_mode import STATE
+from ...tensor import Tensor
+from ..pointwise import _broadcast_error
+from ..registry import export, register
+from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
+from .softmax import log_softmax
+
+_LEGACY = {"size_average": "skip", "reduce": "skip"}
+_LOGITS = "'[[2.0,0.5,-1],[0.1,0.2,3]]'"
+_PAIR = "'[0.5,2,-1]' --target '[1.0,1,0]'"
+
+
+def _nll_parts(x, t, w, ignore_index):
+    """(class index array, per-element weights) for input x [N, C, *] and target t [N, *]."""
+    c = x.shape[1]
+    valid = t != ignore_index
+    tt = np.where(valid, t, 0).astype(np.int64, copy=False)
+    bad = (tt < 0) | (tt >= c)
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    wt = (w[tt] if w is not None else np.ones(tt.shape, dtype=x.dtype)) * valid
+    return tt, wt.astype(x.dtype, copy=False), valid
+
+
+def _nll_grad_np(gd, t, w, reduction, ignore_index, in_shape, total):
+    """d nll_loss / d input: -weight[t] * grad (divided by the total weight for 'mean') at the target class."""
+    shape2 = in_shape if len(in_shape) > 1 else (1,) + tuple(in_shape)
+    if len(in_shape) == 1:
+        t = t.reshape(1)
+    out = np.zeros(shape2, dtype=gd.dtype)
+    tt, wt, valid = _nll_parts(out, t, w, ignore_index)
+    if reduction == "none":
+        scale = gd.reshape(tt.shape)
+    elif reduction == "sum":
+        scale = gd
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = gd / gd.dtype.type(total)
+    with np.errstate(invalid="ignore"):
+        vals = np.where(valid, -wt * scale, 0)   # ignored targets get no gradient at all, as in PyTorch
+    np.put_along_axis(out, np.expand_dims(tt, 1), np.expand_dims(vals, 1).astype(gd.dtype, copy=False), 1)
+    return out.reshape(in_shape)
+
+
+class NllLossBackward0(Op):
+    """-input[n, target[n]] * weight[target[n]], reduced; ignore_index entries count zero."""
+
+    @staticmethod
+    def forward(ctx, input, target=None, weight=None, reduction="mean", ignore_index=-100):
+        x, t = input._data, target._data
+        if x.ndim == 1:
+            x, t = x[None], t.reshape(1)
+        tt, wt, _ = _nll_parts(x, t, None if weight is None else weight._data, ignore_index)
+        picked = np.take_along_axis(x, np.expand_dims(tt, 1), 1).squeeze(1)
+        losses = -picked * wt
+        total = wt.sum(dtype=np.float64)
+        ctx.save_for_backward(target, weight)
+        ctx.meta = (input._data.shape, reduction, ignore_index, float(total))
+        if reduction == "none":
+            return losses.reshape(target._data.shape)
+        s = losses.sum(dtype=np.float64)
+        if reduction == "sum":
+            return np.asarray(s, dtype=x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(s / total, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        target, weight = ctx.saved_tensors
+        shape, reduction, ignore_index, total = ctx.meta
+        return NllLossBackwardBackward0.apply(g, target=target, weight=weight, reduction=reduction,
+                                              ignore_index=ignore_index, in_shape=shape, total=total)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        target, weight = ctx.saved_tensors
+        shape, reduction, ignore_index, total = ctx.meta
+        return _nll_grad_np(g, target._data, None if weight is None else weight._data, reduction, ignore_index,
+                            shape, total)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    pass
+
+
+class NllLossBackwardBackward0(Op):
+    """Dense gradient of nll_loss: -weight[t] * grad at the target class; its adjoint is nll_loss itself."""
+
+    @staticmethod
+    def forward(ctx, g, target=None, weight=None, reduction="mean", ignore_index=-100, in_shape=None, total=1.0):
+        ctx.save_for_backward(target, weight)
+        ctx.meta = (reduction, ignore_index, len(in_shape))
+        return _nll_grad_np(g._data, target._data, None if weight is None else weight._data, reduction,
+                            ignore_index, in_shape, total)
+
+    @staticmethod
+    def backward(ctx, gg):
+        target, weight = ctx.saved_tensors
+        reduction, ignore_index, nd = ctx.meta
+        cls = NllLoss2DBackward0 if nd >= 3 else NllLossBackward0
+        return cls.apply(gg, target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli nll-loss {_LOGITS} --target '[0,2]'")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of target classes given log-probabilities input [N, C, *] (or [C])
+    (NllLossBackward0; NllLoss2DBackward0 for spatial inputs)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    nd = input._data.ndim
+    tshape = target._data.shape
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd == 1 and len(tshape) == 1 and tshape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
+    if nd != 1 and len(tshape) >= 1 and input._data.shape[0] != tshape[0]:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
+                         f"({tshape[0]}).")
+    shp = input._data.shape
+    if nd <= 2:
+        if len(tshape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 2 and (len(tshape) != 1 or tshape[0] != shp[0]):
+            raise RuntimeError(f"size mismatch (got input: {_shape(shp)}, target: {_shape(tshape)})")
+    elif nd == 4:
+        if len(tshape) != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                               f"{len(tshape)}")
+        if tuple(tshape) != (shp[0],) + tuple(shp[2:]):
+            raise RuntimeError(f"size mismatch (got input: {_shape(shp)} , target: {_shape(tshape)}")
+    else:
+        if tuple(tshape[1:]) != tuple(shp[2:]):
+            raise RuntimeError(f"Expected target size {_shape((shp[0],) + tuple(shp[2:]))}, got {_shape(tshape)}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}")
+    c = shp[1] if nd > 1 else shp[0]
+    if weight is not None:
+        if weight._data.ndim != 1 or weight._data.shape[0] != c:
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                               f"weight tensor of shape: {_shape(weight._data.shape)}")
+        if weight._requires_grad and STATE.grad_enabled:
+            raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.")
+    kw = dict(target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
+    if nd <= 2:
+        return NllLossBackward0.apply(input, **kw)
+    if nd == 4:
+        return NllLoss2DBackward0.apply(input, **kw)
+    # 3-D and >4-D go through the 4-D kernel via views, as PyTorch does
+    n = shp[0]
+    x4 = input.reshape(n, c, 1, -1)
+    kw["target"] = target.reshape(n, 1, -1)
+    r = NllLoss2DBackward0.apply(x4, **kw)
+    return r.view(tshape) if reduction == "none" else r
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli cross-entropy {_LOGITS} --target '[0,2]' --label-smoothing 0.1")
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """log_softmax over the class dim followed by nll_loss (class-index targets), or the soft-label
+    form -(target * log_softmax(input)).sum(class dim) when target has input's shape."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input._data.ndim == 1 else 1
+    n_classes = input._data.shape[class_dim] if input._data.ndim else 1
+    if tuple(input._data.shape) == tuple(target._data.shape):
+        if target._data.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_short(target.dtype)}")
+        if weight is not None and (weight._data.ndim != 1 or weight._data.shape[0] != n_classes):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+                               f"or no classes but got weight tensor of shape: {_shape(weight._data.shape)}")
+        logp = log_softmax(input, class_dim)
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if weight is not None:
+            wshape = [1] * input._data.ndim
+            wshape[class_dim] = n_classes
+            prod = prod * weight.view(wshape)
+        if reduction == "mean":
+            if input._data.size == 0:
+                return -(prod.sum() * float("nan"))
+            return -prod.sum() / (input._data.size / n_classes)
+        if reduction == "sum":
+            return -prod.sum()
+        return -prod.sum(class_dim)
+    logp = log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    ignore = Tensor._make((target._data == ignore_index))
+    keep = Tensor._make((~ignore._data).astype(logp._data.dtype))
+    if weight is not None:
+        wshape = [1] * input._data.ndim
+        wshape[class_dim] = n_classes
+        smooth = -(logp * weight.view(wshape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)   # masked, not multiplied: no 0 * inf in backward
+    if reduction == "mean":
+        if weight is not None:
+            t = target._data[~ignore._data]
+            ret = smooth.sum() / float(weight._data[t].sum())
+        else:
+            ret = smooth.sum() / float(keep._data.sum())
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+def _size_warning(input, target, stacklevel=3):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=stacklevel)
+
+
+def _broadcast_pair(input, target):
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    try:
+        shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+    except ValueError:
+        raise _broadcast_error(input._data, target._data) from None
+    return (input if input.shape == shape else input.expand(shape),
+            target if target.shape == shape else target.expand(shape))
+
+
+class MseLossBackward0(Op):
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        dt = _dt.result_type(input, target).np
+        diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+        return _reduce_np(diff * diff, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, target = ctx.saved_tensors
+        scale = 2.0 / input.numel() if ctx.reduction == "mean" else 2.0
+        gi = (input - target) * g * scale
+        need = ctx.needs_input_grad
+        return (gi if need[0] else None), (-gi if need[1] else None)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        input, target = ctx.saved_tensors
+        scale = 2.0 / input.numel() if ctx.reduction == "mean" else 2.0
+        gi = (input._data - target._data) * g * g.dtype.type(scale)
+        need = ctx.needs_input_grad
+        return (gi if need[0] else None), (-gi if need[1] else None)
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli mse-loss {_PAIR}")
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target)^2, reduced (MseLossBackward0)."""
+    _size_warning(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
+        err = (input - target).pow(2) * weight
+        if reduction == "none":
+            return err
+        return err.sum() if reduction == "sum" else err.sum() / weight.sum()
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_short(input.dtype)}'")
+    return MseLossBackward0.apply(input, target, reduction)
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli l1-loss {_PAIR} --reduction sum")
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|, reduced (composite, like PyTorch: AbsBackward0 then MeanBackward0/SumBackward0)."""
+    _size_warning(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    err = (input - target).abs()
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
+        err = err * weight
+        if reduction == "mean":
+            return err.sum() / weight.sum()
+    if reduction == "none":
+        return err
+    return err.sum() if reduction == "sum" else err.mean()
+
+
+class BinaryCrossEntropyBackward0(Op):
+    @staticmethod
+    def forward(ctx, input, target, weight=None, reduction="mean"):
+        x, t = input._data, target._data
+        if ((x < 0) | (x > 1)).any():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lx = np.maximum(np.log(x), -100)
+            l1x = np.maximum(np.log1p(-x), -100)
+        loss = -(t * lx + (1 - t) * l1x)
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save_for_backward(input, target, weight)
+        ctx.reduction = reduction
+        return _reduce_np(loss.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == "mean":
+            g = g / x.numel()
+        gi = gt = None
+        if need[0]:
+            gi = g * (x - t) / ((1 - x) * x).clamp_min(1e-12)
+            if w is not None:
+                gi = gi * w
+        if len(need) > 1 and need[1]:
+            gt = -g * (x / (1 - x)).log()
+            if w is not None:
+                gt = gt * w
+        return gi, gt
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example="tensorcli binary-cross-entropy '[0.2,0.9]' --target '[0.0,1]'")
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 (BinaryCrossEntropyBackward0)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
+
+
+# -- binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss, kl_div --------------------------------
+
+_REDUCTION_ENUM = ("none", "mean", "sum")
+
+
+def _log_sigmoid_np(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight, reduced."""
+
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        x, t = input._data, target._data
+        ls = _log_sigmoid_np(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx.reduction = reduction
+        return _reduce_np(loss.astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == "mean":
+            g = g / x.numel()
+        gi = gt = None
+        if need[0]:
+            gi = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
+            gi = (gi * w if w is not None else gi) * g
+        if len(need) > 1 and need[1]:
+            gt = -x if pw is None else _log_sigmoid(-x) - _log_sigmoid(x) * pw
+            gt = (gt * w if w is not None else gt) * g
+        return gi, gt, None, None, None
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) with core ops (min(x, 0) - log1p(exp(-|x|))), differentiable twice."""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+@register(category="nn", function=False, cli=True, cli_params={**_LEGACY, "pos_weight": "tensor"},
+          cli_example="tensorcli binary-cross-entropy-with-logits '[0.5,-2,3]' --target '[1.0,0,1]'")
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Sigmoid + binary cross entropy in one numerically stable op (BinaryCrossEntropyWithLogitsBackward0)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_short(input.dtype)}'")
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight, reduction)
+
+
+class _PiecewiseLoss(Op):
+    """Shared by SmoothL1Loss / HuberLoss: quadratic for |d| < k, linear beyond; grad = clamp(d, -k, k) * scale."""
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.save_for_backward(input, target)
+        ctx.reduction, ctx.k = reduction, k
+        x, t = input._data, target._data
+        d = x - t
+        z = np.abs(d)
+        return _reduce_np(ctx.loss_np(z, k).astype(x.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        if ctx.reduction == "mean":
+            g = g / x.numel()
+        gi = (x - t).clamp(-ctx.k, ctx.k) * (g * ctx.grad_scale(ctx.k))
+        need = ctx.needs_input_grad
+        return (gi if need[0] else None), (-gi if len(need) > 1 and need[1] else None)
+
+
+class SmoothL1LossBackward0(_PiecewiseLoss):
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.loss_np = lambda z, b: np.where(z < b, 0.5 * z * z / b, z - 0.5 * b)
+        ctx.grad_scale = lambda b: 1.0 / b
+        return _PiecewiseLoss.forward(ctx, input, target, reduction, k)
+
+
+class HuberLossBackward0(_PiecewiseLoss):
+    @staticmethod
+    def forward(ctx, input, target, reduction, k):
+        ctx.loss_np = lambda z, dl: np.where(z < dl, 0.5 * z * z, dl * (z - 0.5 * dl))
+        ctx.grad_scale = lambda dl: 1.0
+        return _PiecewiseLoss.forward(ctx, input, target, reduction, k)
+
+
+def _robust_args(input, target, kernel):
+    _size_warning(input, target, stacklevel=4)
+    input, target = _broadcast_pair(input, target)
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(input.dtype)}'")
+    return input, target
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example=f"tensorcli smooth-l1-loss {_PAIR} --beta 0.5")
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, reduced (SmoothL1LossBackward0; l1_loss if beta=0)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _robust_args(input, target, "smooth_l1_cpu")
+    return SmoothL1LossBackward0.apply(input, target, reduction, float(beta))
+
+
+@register(category="nn", function=False, cli=True, cli_example=f"tensorcli huber-loss {_PAIR} --delta 0.5")
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), reduced (HuberLossBackward0)."""
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        _size_warning(input, target)
+        input, target = _broadcast_pair(input, target)
+        loss = HuberLossBackward0.apply(input, target, "none", float(delta)) * weight
+        return loss if reduction == "none" else (loss.sum() if reduction == "sum" else loss.mean())
+    input, target = _robust_args(input, target, "huber_cpu")
+    return HuberLossBackward0.apply(input, target, reduction, float(delta))
+
+
+@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
+          cli_example="tensorcli kl-div '[-1.0,-0.5,-2]' --target '[0.2,0.5,0.3]' --reduction batchmean")
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) (or exp(target) * (target - input) with log_target), reduced;
+    'batchmean' divides the sum by the batch size. Composite, as in PyTorch."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    elif reduction != "batchmean":
+        _reduction(reduction)
+    if log_target:
+        out = target.exp() * (target - input)
+    else:   # xlogy(target, target): 0 where target == 0
+        out = target * target.masked_fill(target == 0, 1).log() - target * input
+    if reduction == "batchmean":
+        s = out.sum()
+        return s / input.size(0) if input.dim() != 0 else s
+    if reduction == "none":
+        return out
+    return out.sum() if reduction == "sum" else out.mean()
+
+
+@export(name="binary_cross_entropy_with_logits")
+@_torch_name
+def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum)."""
+    return binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTION_ENUM[reduction],
+                                            pos_weight=pos_weight)
+
+
+@export(name="kl_div")
+@_torch_name
+def torch_kl_div(input, target, reduction=1, *, log_target=False):
+    """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum), no batchmean and no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return kl_div(input, target, reduction=_REDUCTION_ENUM[reduction], log_target=log_target)

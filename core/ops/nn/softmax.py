@@ -1,0 +1,125 @@
+"""softmax / log_softmax: torch.softmax (+ Tensor.softmax) and F.softmax's legacy implicit dim."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.function import Op
+from ...tensor import _wrap_dim
+from ..registry import register
+from ._util import _short, _torch_name
+
+
+def _softmax_np(x, dim):
+    if x.dtype == np.float16:   # PyTorch computes half softmax in float32
+        return _softmax_np(x.astype(np.float32), dim).astype(np.float16)
+    m = np.max(x, axis=dim, keepdims=True) if x.size else x
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x - m)
+        return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax_np(x, dim):
+    if x.dtype == np.float16:
+        return _log_softmax_np(x.astype(np.float32), dim).astype(np.float16)
+    m = np.max(x, axis=dim, keepdims=True) if x.size else x
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        s = x - m
+        return s - np.log(np.exp(s).sum(axis=dim, keepdims=True))
+
+
+class SoftmaxBackward0(Op):
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        ctx.dim = dim
+        x = input._data
+        return _softmax_np(x, dim) if x.ndim else np.ones_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        if out.ndim == 0:
+            return g * 0
+        return out * (g - (g * out).sum(ctx.dim, keepdim=True))
+
+    @staticmethod
+    def backward_np(ctx, g):
+        (out,) = ctx.saved_tensors
+        o = out._data
+        if o.ndim == 0:
+            return g * 0
+        return o * (g - (g * o).sum(ctx.dim, keepdims=True))
+
+
+class LogSoftmaxBackward0(Op):
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        ctx.dim = dim
+        x = input._data
+        return _log_softmax_np(x, dim) if x.ndim else np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        if out.ndim == 0:
+            return g * 0
+        return g - out.exp() * g.sum(ctx.dim, keepdim=True)
+
+    @staticmethod
+    def backward_np(ctx, g):
+        (out,) = ctx.saved_tensors
+        o = out._data
+        if o.ndim == 0:
+            return g * 0
+        return g - np.exp(o) * g.sum(ctx.dim, keepdims=True)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_common(cls, name, input, dim, dtype, stacklevel):
+    if dim is None:
+        dim = _get_softmax_dim(name, input.dim(), stacklevel + 1)
+    d = _wrap_dim(dim, input._data.ndim)
+    if dtype is not None:
+        input = input.to(_dt.as_dtype(dtype))
+    if input._data.dtype.kind != "f":
+        last = d == max(input._data.ndim - 1, 0)
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(input.dtype)}'")
+    return cls.apply(input, d)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (SoftmaxBackward0); dim=None picks PyTorch's legacy default with a warning."""
+    return _softmax_common(SoftmaxBackward0, "softmax", input, dim, dtype, _stacklevel)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along dim, computed stably (LogSoftmaxBackward0)."""
+    return _softmax_common(LogSoftmaxBackward0, "log_softmax", input, dim, dtype, _stacklevel)
+
+
+@register(name="softmax", category="nn", methods=("softmax",), cli=True,
+          cli_example="tensorcli softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@_torch_name
+def torch_softmax(input, dim, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (torch.softmax, Tensor.softmax)."""
+    return softmax(input, dim, dtype=dtype)
+
+
+@register(name="log_softmax", category="nn", methods=("log_softmax",), cli=True,
+          cli_example="tensorcli log-softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@_torch_name
+def torch_log_softmax(input, dim, dtype=None):
+    """x - logsumexp(x) along dim, computed stably (torch.log_softmax, Tensor.log_softmax)."""
+    return log_softmax(input, dim, dtype=dtype)
