@@ -5,6 +5,8 @@ inplace=...)`, `registry.method(...)` and `registry.add_inplace(...)`); `bind()`
 core/__init__, after every op module has been imported."""
 from __future__ import annotations
 
+import numpy as np
+
 from .ops import registry
 from .tensor import Tensor
 
@@ -20,10 +22,37 @@ INPLACE_FUNCTIONS = (
 
 def bind():
     for name, value in registry.METHODS.items():
-        if name not in Tensor.__dict__:   # TRANSITIONAL: modules that still attach directly keep theirs
-            setattr(Tensor, name, value)
-    registry.install_operator_guards()
+        setattr(Tensor, name, value)
+    _install_operator_guards()
     for name in INPLACE_FUNCTIONS:
         fn = getattr(Tensor, name, None)
         if fn is not None:
             registry.FUNCTIONS.setdefault(name, fn)
+
+
+# -- Python operators ----------------------------------------------------------------------------
+
+_BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
+                   "eq", "ne", "lt", "le", "gt", "ge")
+
+
+def _install_operator_guards():
+    """Tensor's binary operators return NotImplemented for operands that are neither tensors nor
+    numbers (None, str, list, ...), as torch's do: Python then gives `==` -> False and
+    `+` -> "TypeError: unsupported operand type(s) for +: 'Tensor' and 'NoneType'"."""
+    operand_types = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
+    for name in _BINARY_DUNDERS:
+        attr = f"__{name}__"
+        fn = Tensor.__dict__.get(attr)
+        if fn is None or getattr(fn, "_operator_guard", False):
+            continue
+
+        def method(self, other, _fn=fn):
+            if not isinstance(other, operand_types):
+                return NotImplemented
+            return _fn(self, other)
+        method._operator_guard = True
+        method.__name__ = attr
+        method.__doc__ = getattr(fn, "__doc__", None)
+        setattr(Tensor, attr, method)

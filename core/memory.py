@@ -493,9 +493,7 @@ def measure(fn: Callable, *, mode: str = "grad", batches: int | None = None, inp
     params, held = _accounted(module, inputs, held)
     for _ in range(warmup):
         _warm(fn, inputs)
-    kept: list = []
-    per_batch = []
-    ran_backward = False
+    kept, per_batch, ran_backward = [], [], False
     tracker = _ModuleTracker(module) if mode == "grad" else contextlib.nullcontext()
     gc.collect(1)   # young garbage only: a full collection costs ~0.25 s with torch imported
     with _traced():

@@ -62,10 +62,6 @@ def data_names(info) -> tuple:
     return DATA_NAMES + tuple(info.extras.get("cli_data", ()) or ())
 
 
-# TRANSITIONAL: parameters whose meaning differs from the convention in one op; the registrations
-# now say it with cli_params=, so the lead deletes this table after the merge.
-OVERRIDES = {("take_along_dim", "indices"): TENSOR, ("movedim", "source"): DIM, ("select", "index"): INT,
-             ("unfold", "size"): INT, ("einsum", "args"): EQUATION}
 # Options that cannot be combined (PyTorch overloads: scatter(src) / scatter(value)).
 EXCLUSIVE = (("src", "value"),)
 
@@ -90,63 +86,6 @@ KIND_HELP = {
     DIM: "An integer, or comma-separated integers.",
 }
 TENSOR_HELP = "JSON literal ('[[1,2],[3,4]]'), a .npy/.npz[:key]/.json path, or - for stdin."
-
-# TRANSITIONAL: one runnable example per op command for --help, used only when the registration has
-# no cli_example= (the family branches copy these into their registrations; the lead deletes this table).
-_X = "'[[1,2,3],[4,5,6]]'"
-EXAMPLES = {
-    "gather": f"{_X} --dim 1 --index '[[0,2],[1,0]]' --explain",
-    "scatter": "'[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
-    "scatter_add": "'[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
-    "scatter_reduce": "'[0,0,0]' --dim 0 --index '[2,2,0]' --src '[5,7,1]' --reduce amax --explain",
-    "index_select": f"{_X} --dim 1 --index '[2,0]' --explain",
-    "index_add": f"{_X} --dim 1 --index '[2,0]' --source '[[10,20],[30,40]]' --explain",
-    "index_fill": f"{_X} --dim 1 --index '[2,0]' --value -1",
-    "index_put": f"{_X} --indices '[0,1]' --indices '[2,0]' --values '[9,8]' --accumulate --explain",
-    "masked_fill": f"{_X} --mask '[[true,false,true],[false,false,true]]' --value 0",
-    "masked_select": f"{_X} --mask '[[true,false,true],[false,false,true]]' --explain",
-    "take": f"{_X} --index '[[0,5],[3,1]]'",
-    "take_along_dim": f"{_X} --indices '[[0,2],[1,0]]' --dim 1 --explain",
-    "nonzero": "'[[0,1],[2,0]]'",
-    "argwhere": "'[[0,1],[2,0]]'",
-    "one_hot": "'[0,2,1]' --num-classes 4",
-    "triu": f"{_X} --diagonal 1 --explain",
-    "tril": f"{_X} --explain",
-    "diagonal": f"{_X} --offset 1",
-    "diag_embed": "'[[1,2],[3,4]]'",
-    "diag": "'[1,2,3]'",
-    "view": f"{_X} --shape 3,2",
-    "reshape": f"{_X} --shape -1",
-    "flatten": "'[[[1,2],[3,4]]]' --start-dim 1",
-    "unflatten": f"{_X} --dim 1 --sizes 3,1",
-    "unsqueeze": f"{_X} --dim -1",
-    "squeeze": "'[[1],[2]]' --dim 1",
-    "transpose": f"{_X} --dim0 0 --dim1 1 --explain",
-    "t": _X,
-    "permute": f"{_X} --dims 1,0 --explain",
-    "movedim": f"{_X} --source 0 --destination 1",
-    "expand": "'[[1],[2]]' --sizes 2,3 --explain",
-    "broadcast_to": "'[1,2,3]' --size 2,3",
-    "narrow": f"{_X} --dim 1 --start 1 --length 2 --explain",
-    "select": f"{_X} --dim 1 --index 2",
-    "split": f"{_X} --split-size-or-sections 2 --dim 1",
-    "chunk": f"{_X} --chunks 2 --dim 1 --explain",
-    "unbind": _X,
-    "unfold": "'[1,2,3,4,5]' --dimension 0 --size 2 --step 1 --explain",
-    "as_strided": f"{_X} --size 2,2 --stride 1,2",
-    "repeat": "'[1,2]' --sizes 2,2 --explain",
-    "tile": "'[1,2]' --dims 2",
-    "flip": f"{_X} --dims 0",
-    "roll": f"{_X} --shifts 1 --dims 1",
-    "argmax": f"{_X} --dim 1",
-    "argmin": f"{_X} --dim 0 --keepdim",
-    "max": f"{_X} --dim 1",
-    "sum": f"{_X} --dim 0",
-    "cumsum": f"{_X} --dim 1",
-    "cat": "'[[1,2]]' '[[3,4],[5,6]]' --dim 0 --explain",
-    "stack": "'[1,2]' '[3,4]' --dim 1",
-    "einsum": "'ij,jk->ik' '[[1,2],[3,4]]' '[[1,0],[0,1]]'",
-}
 
 _P = inspect.Parameter
 
@@ -220,7 +159,7 @@ def param_kind(info, p) -> str:
     if p.name.startswith("_"):
         return SKIP
     refine = info.extras.get("cli_params", {}) or {}
-    kind = refine.get(p.name) or OVERRIDES.get((info.name, p.name)) or CONVENTIONS.get(p.name)
+    kind = refine.get(p.name) or CONVENTIONS.get(p.name)
     if kind is None:
         kind = annotation_kind(p.annotation)
         if kind == FLAG and not isinstance(p.default, bool):
@@ -280,7 +219,6 @@ def rule_text(info, ndim=2, dim=1) -> str | None:
 
 
 def examples(info) -> list[str]:
-    """The op's runnable examples: its registration's `cli_example` first, else the fallback table."""
-    ex = info.extras.get("cli_example") or (
-        f"tensorcli {command_name(info.name)} {EXAMPLES[info.name]}" if info.name in EXAMPLES else None)
+    """The op's runnable examples: its registration's `cli_example` (a string or a list)."""
+    ex = info.extras.get("cli_example")
     return [ex] if isinstance(ex, str) else list(ex or [])

@@ -10,7 +10,21 @@ def _m(torch, *shape, dtype=None, grad=False):
     return torch.randn(*shape, generator=g, dtype=dtype or torch.float64).requires_grad_(grad)
 
 
+# the torch function a registry name stands for, where the names differ
+TORCH_NAMES = {"im2col": "unfold"}
+# random results: compared by shape and dtype only
+UNDEFINED_VALUES = {"poisson"}
+
 SAMPLES = {
+    "fold": lambda torch: [((_m(torch, 1, 4, 9, grad=True), (4, 4), (2, 2)), {}),
+                           ((_m(torch, 2, 8, 4), (3, 3)), {"kernel_size": (2, 2), "stride": 1}),
+                           ((_m(torch, 1, 4, 5), (4, 4), (2, 2)), {})],
+    "im2col": lambda torch: [((_m(torch, 1, 2, 4, 4, grad=True), (2, 2)), {}),
+                             ((_m(torch, 2, 1, 5, 5), 3), {"padding": 1, "stride": 2}),
+                             ((_m(torch, 1, 2, 4), 2), {})],
+    "max_pool2d_with_indices": lambda torch: [((_m(torch, 1, 2, 4, 4, grad=True), 2), {}),
+                                              ((_m(torch, 2, 3, 5, 5), 3), {"stride": 2, "padding": 1})],
+    "poisson": lambda torch: [((_m(torch, 3, 4).abs(),), {})],
     "adjoint": lambda torch: [((_m(torch, 3, 4, grad=True),), {}), ((_m(torch, 2, 3, 4, grad=True),), {})],
     "concat": lambda torch: [(([_m(torch, 2, 3, grad=True), _m(torch, 1, 3, grad=True)],), {}),
                              (([_m(torch, 2, 3), _m(torch, 2, 1)],), {"dim": 1}),

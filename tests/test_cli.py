@@ -193,10 +193,10 @@ def test_op_reads_every_input_form(torch, run, tmp_path, form, case):
     assert_json_result(json.loads(r.stdout)["result"], ref(torch, torch.tensor(json.loads(inp))))
 
 
-def test_every_op_command_has_a_case():
-    covered = {c[1] for c in CASES} | {"einsum"}
-    missing = sorted(n for n, i in OPS.items() if i.cli and n not in covered)
-    assert not missing, f"op commands without a CLI test case: {missing}"
+def test_every_op_command_has_a_runnable_example():
+    # tests/test_cli_generic.py runs each one; the cases above check chosen commands against torch
+    missing = sorted(n for n, i in OPS.items() if i.cli and not i.extras.get("cli_example"))
+    assert not missing, f"op commands without a cli_example: {missing}"
 
 
 def test_every_op_command_has_help(run):

@@ -238,9 +238,10 @@ def test_new_ops_cli_examples_run_and_match_torch(torch, monkeypatch):
 
     from core.ops.registry import OPS
     from tensorcli import app as cli_app
+    from tensorcli import spec
     for name in NEW_CLI_EXAMPLES:
         monkeypatch.setattr(OPS[name], "cli", True)
-    app = cli_app.build_app(only={cli_app.command_name(n) for n in NEW_CLI_EXAMPLES}, modules=())
+    app = cli_app.build_app(only={spec.command_name(n) for n in NEW_CLI_EXAMPLES}, modules=())
     runner = CliRunner()
     for name in NEW_CLI_EXAMPLES:
         argv = shlex.split(OPS[name].extras["cli_example"])[1:]

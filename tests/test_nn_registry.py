@@ -14,6 +14,7 @@ import core
 import core.nn.functional as CF
 from core.ops.registry import FUNCTIONS, OPS
 from tensorcli import app as cli_app
+from tensorcli import spec
 
 NN = sorted(n for n, i in OPS.items() if i.category == "nn")
 NN_CLI = [n for n in NN if OPS[n].cli]   # multi_head_attention_forward (25 parameters) has no command
@@ -130,7 +131,7 @@ def test_every_parameter_has_a_cli_kind():
     for name in NN_CLI:
         refined = OPS[name].extras.get("cli_params", {}) or {}
         for i, p in enumerate(OPS[name].signature.parameters.values()):
-            known = p.name in refined or p.name in cli_app.CONVENTIONS
+            known = p.name in refined or p.name in spec.CONVENTIONS
             tensor_first = i < 2 and p.default is inspect.Parameter.empty   # input-like leading tensors
             if not known and not tensor_first and (p.default is None or p.default is inspect.Parameter.empty):
                 unmapped.append((name, p.name))
@@ -139,9 +140,9 @@ def test_every_parameter_has_a_cli_kind():
 
 @pytest.mark.parametrize("name", NN_CLI)
 def test_help_generates(run, name):
-    r = run([cli_app.command_name(name), "--help"])
+    r = run([spec.command_name(name), "--help"])
     assert r.exit_code == 0, r.stderr
-    assert f"tensorcli {cli_app.command_name(name)}" in r.stdout
+    assert f"tensorcli {spec.command_name(name)}" in r.stdout
 
 
 @pytest.mark.parametrize("name", NN)

@@ -396,7 +396,7 @@ def _normal_tensor(mean, std, tm, ts, generator):
         normal_(out, 0.0, 1.0, generator=gen)
         s = std._data.astype(dt.np)
         res = out._data * s + (mean._data if tm else np.asarray(mean, dtype=dt.np))
-    return Tensor._make(np.ascontiguousarray(res.astype(dt.np)))
+    return Tensor._make(np.asarray(res, dtype=dt.np, order="C"))
 
 
 @register(category="random", methods=("bernoulli",))

@@ -7,10 +7,7 @@ import functools
 import inspect
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .. import _methods
-from ..tensor import Tensor
 from .inplace import make_inplace
 
 
@@ -89,11 +86,8 @@ def register(name=None, *, category, methods=(), inplace=None, function=True, su
             FUNCTIONS[opname] = fn
         for m in methods:
             METHODS[m] = fn
-            setattr(Tensor, m, fn)  # TRANSITIONAL: removed once every op module only records
         if inplace is not None:
-            ip = inplace[1] if isinstance(inplace, tuple) else make_inplace(fn, inplace)
-            METHODS[inplace_name] = ip
-            setattr(Tensor, inplace_name, ip)  # TRANSITIONAL
+            METHODS[inplace_name] = inplace[1] if isinstance(inplace, tuple) else make_inplace(fn, inplace)
         return fn
 
     return deco
@@ -105,31 +99,3 @@ def export(fn=None, *, name=None):
         FUNCTIONS[name or f.__name__] = f
         return f
     return deco(fn) if fn is not None else deco
-
-
-# -- Python operators ----------------------------------------------------------------------------
-
-_BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
-                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
-                   "eq", "ne", "lt", "le", "gt", "ge")
-
-
-def install_operator_guards():
-    """Tensor's binary operators return NotImplemented for operands that are neither tensors nor
-    numbers (None, str, list, ...), as torch's do: Python then gives `==` -> False and
-    `+` -> "TypeError: unsupported operand type(s) for +: 'Tensor' and 'NoneType'"."""
-    operand_types = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
-    for name in _BINARY_DUNDERS:
-        attr = f"__{name}__"
-        fn = Tensor.__dict__.get(attr)
-        if fn is None or getattr(fn, "_operator_guard", False):
-            continue
-
-        def method(self, other, _fn=fn):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            return _fn(self, other)
-        method._operator_guard = True
-        method.__name__ = attr
-        method.__doc__ = getattr(fn, "__doc__", None)
-        setattr(Tensor, attr, method)
