@@ -82,10 +82,10 @@ def write_cases(directory: str, n: int = 1000) -> str:
 
 def cases(torch):
     """[(name, core_fn, torch_fn_or_None)]: one case of each kind through the check engine."""
-    from tensorcli import checks
+    from tensorcli.services import cases, checks
     tmp = tempfile.mkdtemp(prefix="bench_check_")
     path = write_cases(tmp, len(TEMPLATES))
-    loaded = checks.load_file(path)
+    loaded = cases.load_file(path)
     core_eng = checks._engine("core")
     torch_eng = checks._engine("torch") if torch is not None else None
     out = []
@@ -106,11 +106,11 @@ def cases(torch):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     n = int(argv[0]) if argv else 1000
-    from tensorcli import checks
+    from tensorcli.services import cases, checks
     with tempfile.TemporaryDirectory() as tmp:
         path = write_cases(tmp, n)
         t0 = time.perf_counter()
-        loaded = checks.load_file(path)
+        loaded = cases.load_file(path)
         t1 = time.perf_counter()
         rep = checks.run(loaded, files=[path])
         t2 = time.perf_counter()
