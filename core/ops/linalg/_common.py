@@ -78,6 +78,8 @@ def first_zero_pivot(a):
 
 def lu_infos(x):
     """getrf info per matrix of a batch (shape x.shape[:-2])."""
+    if x.size == 0:
+        return np.zeros(x.shape[:-2], np.int32)
     flat = x.reshape((-1,) + x.shape[-2:])
     return np.array([first_zero_pivot(m) for m in flat], dtype=np.int32).reshape(x.shape[:-2])
 

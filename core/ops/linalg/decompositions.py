@@ -10,6 +10,7 @@ import numpy as np
 from ... import creation as _cr
 from ...autograd.node import Op
 from ..registry import register
+from ..shape.join import cat
 from . import _common as C
 from .products import matmul
 from .triangular import linalg_solve_triangular
@@ -23,6 +24,8 @@ def _eye_like(n, like):
 
 def _np_cholesky(x):
     """Lower factors and potrf infos (order of the first non-positive leading minor)."""
+    if x.size == 0:
+        return np.zeros_like(x), np.zeros(x.shape[:-2], np.int32)
     flat = x.reshape((-1,) + x.shape[-2:])
     out, info = np.zeros_like(flat), np.zeros(len(flat), np.int32)
     for i, m in enumerate(flat):
@@ -149,7 +152,7 @@ def qr_backward(gQ, gR, Q, R, mode):
     gQ2 = matmul(Y, gR[..., :, m:].mT) if gR is not None else None
     gQt = gQ2 if gQ is None else (gQ if gQ2 is None else gQ + gQ2)
     gX = _qr_backward_wide_ok(gQt, gR1, Q, R1)
-    return gX.cat([gY], -1) if gY is not None else gX.cat([Y * 0], -1)
+    return cat([gX, gY if gY is not None else Y * 0], -1)
 
 
 class LinalgQrBackward0(Op):

@@ -54,6 +54,7 @@ class LinalgPinvBackward0(Op):
     def forward(ctx, A, atol, rtol, hermitian):
         a = A._data
         ctx.save_for_backward(A)
+        ctx.n_tol = sum(isinstance(t, Tensor) for t in (atol, rtol))
         s, tol, w, v = _tol_arrays(a, atol, rtol, hermitian)
         with np.errstate(all="ignore"):
             if hermitian:
@@ -68,7 +69,7 @@ class LinalgPinvBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         A, P = ctx.saved_tensors
-        return pinv_backward(g, P, A)
+        return (pinv_backward(g, P, A),) + (None,) * ctx.n_tol   # tensor atol/rtol get no gradient
 
 
 @register("linalg.pinv", category="linalg", function=False)
@@ -140,13 +141,26 @@ class LinalgLstsqBackward0(Op):
 
     @staticmethod
     def backward(ctx, gX, gres=None, grank=None, gsv=None):
+        """linalg_lstsq_backward: X = pinv(A) B; residuals |AX - B|^2 (full rank, so X is optimal and only
+        the explicit dependence counts): d/dB = -2R, d/dA = 2 R X^T with R = AX - B."""
         A, B = ctx.saved_tensors
-        P = linalg_pinv(A)
         ng = ctx.needs_input_grad
         if ctx.vec:
-            gX, B = gX.unsqueeze(-1), B.unsqueeze(-1)
-        gA = pinv_backward(matmul(gX, B.mT), P, A) if ng[0] else None
-        gB = matmul(P.mT, gX) if ng[1] else None
+            B = B.unsqueeze(-1)
+        gA = gB = None
+        if gX is not None:
+            P = linalg_pinv(A)
+            gXm = gX.unsqueeze(-1) if ctx.vec else gX
+            gA = pinv_backward(matmul(gXm, B.mT), P, A) if ng[0] else None
+            gB = matmul(P.mT, gXm) if ng[1] else None
+        if gres is not None and gres.numel() > 0:
+            X = matmul(linalg_pinv(A), B)
+            Rg = (matmul(A, X) - B) * (2 * gres.unsqueeze(-2))
+            if ng[0]:
+                t = matmul(Rg, X.mT)
+                gA = t if gA is None else gA + t
+            if ng[1]:
+                gB = -Rg if gB is None else gB - Rg
         if gB is not None and ctx.vec:
             gB = gB.squeeze(-1)
         return gA, gB
@@ -171,5 +185,6 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None, out=None):
     if (B._data.shape[-1] if vec else B._data.shape[-2]) != A._data.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if vec else
                            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    return C.linalg_lstsq(*LinalgLstsqBackward0.apply(A, B, vec, rcond, driver))
+    x, res, rank, sv = LinalgLstsqBackward0.apply(A, B, vec, rcond, driver)
+    return C.linalg_lstsq(x, res, rank, sv.detach())   # singular values are not differentiable in torch
 

@@ -109,9 +109,8 @@ class TriangularSolveBackward0(Op):
             if ng[1]:
                 gA = -matmul(X, gB.mT) if transpose else -matmul(gB, X.mT)
                 gA = _project(gA, upper, unit)
-        if gM is not None and ng[1]:
-            gm = _project(gM, upper, unit)
-            gA = gm if gA is None else gA + gm
+        if gM is not None and ng[1]:   # the cloned coefficient's gradient flows back unprojected
+            gA = gM if gA is None else gA + gM
         return (gB if ng[0] else None), gA
 
 
