@@ -349,10 +349,10 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     """Deprecated torch.svd: (U, S, V) with V not transposed; some=False gives full U and V; compute_uv=False
     gives zero U and V."""
     _check_svd(input)
-    U, S, Vh = LinalgSvdBackward0.apply(input, not some, True)
     if not compute_uv:
         m, n = input._data.shape[-2:]
         b = input._data.shape[:-2]
-        z = _cr.zeros
-        return C.svd_t(z(*b, m, m, dtype=input.dtype), S.detach(), z(*b, n, n, dtype=input.dtype))
+        S = LinalgSvdBackward0.apply(input, False, False)
+        return C.svd_t(_cr.zeros(*b, m, m, dtype=input.dtype), S, _cr.zeros(*b, n, n, dtype=input.dtype))
+    U, S, Vh = LinalgSvdBackward0.apply(input, not some, True)
     return C.svd_t(U, S, Vh.mT)

@@ -29,11 +29,18 @@ def _matrix_dims(A, dim):
     return d0, d1
 
 
+def _max_min(s, dim, keepdim, largest):
+    """amax/amin as ATen's matrix_norm uses them; a positive order of an empty matrix is 0 (not an error)."""
+    if largest and s.shape[dim] == 0:
+        return s.sum(dim, keepdim)
+    return s.amax(dim, keepdim) if largest else s.amin(dim, keepdim)
+
+
 def _svd_norm(A, d0, d1, keepdim, largest):
     nd = A._data.ndim
     rest = [d for d in range(nd) if d not in (d0, d1)]
     S = linalg_svdvals(A.permute(*rest, d0, d1))
-    r = S.amax(-1) if largest is True else S.amin(-1) if largest is False else S.sum(-1)
+    r = S.sum(-1) if largest is None else _max_min(S, -1, False, largest)
     if keepdim:
         r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
     return r
@@ -65,7 +72,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if not keepdim and d0 < d1:
         d1 -= 1
     s = _vector_norm(A, 1, d0, keepdim, None)
-    return s.amax(d1, keepdim) if ord > 0 else s.amin(d1, keepdim)
+    return _max_min(s, d1, keepdim, ord > 0)
 
 
 @register("linalg.norm", category="linalg", function=False)
