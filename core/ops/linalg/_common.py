@@ -76,12 +76,16 @@ def first_zero_pivot(a):
     return 0
 
 
+def flat(x):
+    """A batch of matrices as one (B, m, n) array (also when some size is 0)."""
+    return x.reshape((int(np.prod(x.shape[:-2], dtype=np.int64)),) + x.shape[-2:])
+
+
 def lu_infos(x):
     """getrf info per matrix of a batch (shape x.shape[:-2])."""
     if x.size == 0:
         return np.zeros(x.shape[:-2], np.int32)
-    flat = x.reshape((-1,) + x.shape[-2:])
-    return np.array([first_zero_pivot(m) for m in flat], dtype=np.int32).reshape(x.shape[:-2])
+    return np.array([first_zero_pivot(m) for m in flat(x)], dtype=np.int32).reshape(x.shape[:-2])
 
 
 def graphing():

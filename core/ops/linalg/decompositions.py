@@ -26,7 +26,7 @@ def _np_cholesky(x):
     """Lower factors and potrf infos (order of the first non-positive leading minor)."""
     if x.size == 0:
         return np.zeros_like(x), np.zeros(x.shape[:-2], np.int32)
-    flat = x.reshape((-1,) + x.shape[-2:])
+    flat = C.flat(x)
     out, info = np.zeros_like(flat), np.zeros(len(flat), np.int32)
     for i, m in enumerate(flat):
         try:
@@ -134,11 +134,11 @@ def _qr_backward_wide_ok(gQ, gR, Q, R):
 
 
 def qr_backward(gQ, gR, Q, R, mode):
-    m, n = Q.shape[-2], R.shape[-1]
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
                            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
                            "linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
     if m >= n:
         if mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "

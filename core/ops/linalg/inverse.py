@@ -27,21 +27,29 @@ def _det_svd_backward(A, g):
 
 
 class LinalgDetBackward0(Op):
+    """Gradient g * det * A^-T; as torch 2.13 does, zero where det == 0 in a plain backward, and the SVD
+    formula (defined at singular matrices too) when a graph of the gradient is recorded."""
+
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
         d = np.linalg.det(A._data).astype(A._data.dtype)
-        ctx.singular = bool(np.any(d == 0)) or not np.all(np.isfinite(d))
         ctx.det = d
         return d
 
     @staticmethod
     def backward(ctx, g):
         (A,) = ctx.saved_tensors
-        if ctx.singular:
+        if C.graphing():
             return _det_svd_backward(A, g)
-        d = linalg_det(A) if C.graphing() else C.make(ctx.det)
-        return (g * d).unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
+        a, d = A._data, ctx.det
+        flat, fd = C.flat(a), np.reshape(d, -1)
+        inv = np.zeros_like(flat)
+        ok = fd != 0
+        if ok.any():
+            inv[ok] = np.linalg.inv(flat[ok])
+        inv = C.make(inv.reshape(a.shape))
+        return (g * C.make(d)).unsqueeze(-1).unsqueeze(-1) * inv.mT
 
 
 @register("linalg.det", category="linalg", function=False)
@@ -115,8 +123,8 @@ def _np_inv(x):
             return np.linalg.inv(x), np.zeros(x.shape[:-2], np.int32)
         except np.linalg.LinAlgError:
             info = C.lu_infos(x)
-            flat, out = x.reshape((-1,) + x.shape[-2:]), []
-            for m, i in zip(flat, info.reshape(-1)):
+            flat_x, out = C.flat(x), []
+            for m, i in zip(flat_x, info.reshape(-1)):
                 out.append(np.linalg.inv(m) if not i else np.full(m.shape, np.nan))
             return np.array(out, dtype=x.dtype).reshape(x.shape), info
 
@@ -179,17 +187,17 @@ class LinalgSolveExBackward0(Op):
         batch = C.bcast_batch(a.shape[:-2], b.shape[:-2])
         a = np.broadcast_to(a, batch + a.shape[-2:])
         b = np.broadcast_to(b, batch + b.shape[-2:])
-        info = C.lu_infos(a) if a.size else np.zeros(batch, np.int32)
+        info = C.lu_infos(A._data)          # info has A's batch shape, not the broadcast one
         if check and np.any(info):
             i = int(np.flatnonzero(info.reshape(-1))[0])
-            raise C.LinAlgError(f"torch.linalg.solve: {C.batch_prefix(a.shape, i)}The solver failed because the "
-                                "input matrix is singular.")
+            raise C.LinAlgError(f"torch.linalg.solve: {C.batch_prefix(A._data.shape, i)}The solver failed because "
+                                "the input matrix is singular.")
         with np.errstate(all="ignore"):
             x = np.empty(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape), dtype=a.dtype)
             if x.size:
-                flat_a, flat_b = a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])
-                ok = info.reshape(-1) == 0
-                xs = x.reshape((-1,) + x.shape[-2:])
+                flat_a, flat_b = C.flat(a), C.flat(b)
+                ok = np.broadcast_to(info, batch).reshape(-1) == 0
+                xs = C.flat(x)
                 if ok.any():
                     xs[ok] = np.linalg.solve(flat_a[ok], flat_b[ok])
                 xs[~ok] = np.nan
@@ -229,7 +237,7 @@ def _solve(A, B, left, check):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {bs[-2]}x{bs[-1]})")
     if not vec:
-        C.bcast_batch(A._data.shape[:-2], B._data.shape[:-2])
+        C.bcast_batch(B._data.shape[:-2], A._data.shape[:-2])
     return LinalgSolveExBackward0.apply(A, B, left, vec, check)
 
 

@@ -2,6 +2,7 @@
 composes them (so grad_fn names agree: matrix 2-norms end in amax/amin, the nuclear norm in sum)."""
 from __future__ import annotations
 
+from ...dtypes import CPP_NAMES as _CPP
 from ...tensor import _wrap_dim
 from ..reduce.reductions import _vector_norm
 from ..registry import register
@@ -152,7 +153,7 @@ def linalg_multi_dot(tensors, *, out=None):
     for i, t in enumerate(tensors[1:], 1):
         if t.dtype != first.dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{first.dtype.name} and tensor {i} {t.dtype.name}")
+                               f"{_CPP[first.dtype.name]} and tensor {i} {_CPP[t.dtype.name]}")
     ms = list(tensors)
     if first._data.ndim == 1:
         ms[0] = first.unsqueeze(0)

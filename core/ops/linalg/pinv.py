@@ -117,7 +117,7 @@ class LinalgLstsqBackward0(Op):
         m, n = a.shape[-2:]
         k = b.shape[-1]
         rc = np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond
-        fa, fb = a.reshape((-1, m, n)), b.reshape((-1, m, k))
+        fa, fb = C.flat(a), C.flat(b)
         xs, ranks, svs = [], [], []
         for am, bm in zip(fa, fb):
             x, _, r, sv = np.linalg.lstsq(am, bm, rcond=rc)
