@@ -78,8 +78,8 @@ def matrix_exp(input):
 
 @register("linalg.cond", category="linalg", function=False)
 def linalg_cond(A, p=None, *, out=None):
-    """Condition number: s_max / s_min for p = None/2 (s_min / s_max for -2), else
-    matrix_norm(A, p) * matrix_norm(A^-1, p), inf for singular A (torch.linalg.cond)."""
+    """Condition number: s_max / s_min for p = None/2 (s_min / s_max for -2), sum(S) * sum(1/S) for 'nuc',
+    else matrix_norm(A, p) * matrix_norm(A^-1, p), inf for singular A (torch.linalg.cond)."""
     C.check_matrix(A, "linalg.cond")
     C.check_float(A, "linalg.cond")
     if p is None or (not isinstance(p, str) and abs(p) == 2):
@@ -92,9 +92,15 @@ def linalg_cond(A, p=None, *, out=None):
     if m != n:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {m} by {n} "
                            "matrices")
+    if p == "nuc":        # ATen: from the singular values, sum(S) * sum(1 / S)
+        S = linalg_svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
     inv, info = linalg_inv_ex(A)
+    # as ATen: the inverse of a singular matrix is filled with inf in place. That bumps the version of
+    # inv_ex's saved output, so a backward through cond(ord != ±2) raises torch's in-place error.
+    inv.masked_fill_((info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
     r = linalg_matrix_norm(A, p) * linalg_matrix_norm(inv, p)
-    return r.nan_to_num(float("inf")).where(_cr.tensor(info._data == 0), float("inf"))
+    return r.nan_to_num(float("inf"), float("inf"))
 
 
 @register("linalg.vander", category="linalg", function=False)
