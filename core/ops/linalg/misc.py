@@ -62,18 +62,12 @@ class LinalgMatrixExpBackward0(Op):
         return linalg_matrix_exp(cat([top, bottom], -2))[..., :n, n:]
 
 
-@register("linalg.matrix_exp", category="linalg", function=False)
+@register("matrix_exp", category="linalg", methods=("matrix_exp",))
 def linalg_matrix_exp(A):
-    """Matrix exponential of (batches of) square matrices (torch.linalg.matrix_exp)."""
+    """Matrix exponential of (batches of) square matrices (torch.matrix_exp, also torch.linalg.matrix_exp)."""
     C.check_square(A, "linalg.matrix_exp")
     C.check_float(A, "linalg.matrix_exp", low_precision="linalg_matrix_exp")
     return LinalgMatrixExpBackward0.apply(A)
-
-
-@register(category="linalg", methods=("matrix_exp",))
-def matrix_exp(input):
-    """Matrix exponential (torch.matrix_exp)."""
-    return linalg_matrix_exp(input)
 
 
 @register("linalg.cond", category="linalg", function=False)
