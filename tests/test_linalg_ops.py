@@ -286,3 +286,40 @@ def test_errors(torch, path, make):
     ec, et = errs
     assert type(ec).__name__ == type(et).__name__, (ec, et)
     assert str(ec) == str(et)
+
+
+_A = np.random.default_rng(0).standard_normal((3, 3))
+_S = _A @ _A.T + 3 * np.eye(3)
+_R = np.random.default_rng(1).standard_normal((4, 3))
+_B = np.random.default_rng(2).standard_normal((3, 2))
+SECOND_ORDER = {
+    "det": (lambda m, x: m.linalg.det(x), _A), "inv": (lambda m, x: m.linalg.inv(x), _A),
+    "slogdet": (lambda m, x: m.linalg.slogdet(x)[1], _A),
+    "solve": (lambda m, x: m.linalg.solve(x, m.from_numpy(_B)), _A),
+    "cholesky": (lambda m, x: m.linalg.cholesky(x), _S), "qr": (lambda m, x: m.linalg.qr(x)[1], _R),
+    "eigvalsh": (lambda m, x: m.linalg.eigvalsh(x), _S), "svdvals": (lambda m, x: m.linalg.svdvals(x), _R),
+    "pinv": (lambda m, x: m.linalg.pinv(x), _R),
+    "lstsq": (lambda m, x: m.linalg.lstsq(x, m.from_numpy(_R[:, :2].copy()))[0], _R),
+    "solve_triangular": (lambda m, x: m.linalg.solve_triangular(x.triu(), m.from_numpy(_B), upper=True), _S),
+    "matrix_exp": (lambda m, x: m.linalg.matrix_exp(x), _A), "lu": (lambda m, x: m.linalg.lu(x)[2], _A),
+    "lu_factor": (lambda m, x: m.linalg.lu_factor(x)[0], _A),
+    "cholesky_inverse": (lambda m, x: m.cholesky_inverse(x.tril()), _S),
+    "eigh": (lambda m, x: (lambda L, V: (V * V).sum(-1) * L)(*m.linalg.eigh(x)), _S),
+    "svd": (lambda m, x: (lambda U, s, Vh: (U * U).sum(0) * s)(*m.linalg.svd(x, full_matrices=False)), _R),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_gradients(torch, name):
+    """Backward formulas are written in core ops and saved results stay attached to the graph, so the
+    gradient of a create_graph gradient agrees with torch's (eigh/svd through gauge-invariant functions)."""
+    f, a = SECOND_ORDER[name]
+    res = []
+    for mod in (core, torch):
+        x = mod.from_numpy(a.copy()).requires_grad_(True)
+        y = f(mod, x)
+        w = mod.from_numpy(np.random.default_rng(5).standard_normal(tuple(y.shape)))
+        (g,) = mod.autograd.grad((y * w).sum(), x, create_graph=True)
+        (gg,) = mod.autograd.grad((g * g).sum(), x)
+        res.append(gg)
+    assert_same(res[0], res[1], rtol=1e-6, atol=1e-8)

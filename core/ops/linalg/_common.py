@@ -7,6 +7,7 @@ import numpy as np
 from ... import return_types as _rt
 from ..._grad_mode import STATE
 from ...dtypes import scalar_name as _dtname
+from ...autograd.node import SavedTensor
 from ...tensor import Tensor
 
 
@@ -88,8 +89,18 @@ def lu_infos(x):
     return np.array([first_zero_pivot(m) for m in flat(x)], dtype=np.int32).reshape(x.shape[:-2])
 
 
+def save_outputs(outs, *idx):
+    """Save outputs idx of a recorded multi-output op for its backward, as torch saves results: like
+    Op.save_output (which covers output 0 only) they are re-wrapped on unpack with the node as grad_fn,
+    so a create_graph backward differentiates through them. Appended after what forward saved."""
+    node = next((o.grad_fn for o in outs if isinstance(o, Tensor) and o.grad_fn is not None), None)
+    if node is not None:
+        node._saved = list(node._saved or []) + [SavedTensor(outs[i], True, i) for i in idx]
+    return outs
+
+
 def graphing():
-    """True inside a backward with create_graph=True (recompute outputs differentiably there)."""
+    """Grad mode is on: a graph is being recorded (inside a backward: create_graph=True)."""
     return STATE.grad_enabled
 
 

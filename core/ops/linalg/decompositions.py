@@ -54,6 +54,8 @@ def cholesky_backward(gL, L, upper):
 
 
 class LinalgCholeskyExBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, A, upper, check, fname):
         L, info = _np_cholesky(A._data.astype(np.float64) if A._data.dtype == np.float64 else A._data)
@@ -65,7 +67,6 @@ class LinalgCholeskyExBackward0(Op):
         if upper:
             L = np.swapaxes(L, -1, -2)
         ctx.upper = upper
-        ctx.save_for_backward(C.make(L))
         return np.ascontiguousarray(L).astype(A._data.dtype), info
 
     @staticmethod
@@ -156,6 +157,8 @@ def qr_backward(gQ, gR, Q, R, mode):
 
 
 class LinalgQrBackward0(Op):
+    _materialize = False   # unused outputs' gradients stay None, as undefined grads in torch
+
     @staticmethod
     def forward(ctx, A, mode):
         a = A._data
@@ -166,7 +169,6 @@ class LinalgQrBackward0(Op):
         else:
             q, r = np.linalg.qr(a, mode=npmode)
         ctx.mode = mode
-        ctx.save_for_backward(C.make(q), C.make(r))
         return q.astype(a.dtype), r.astype(a.dtype)
 
     @staticmethod
@@ -183,7 +185,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
-    return C.linalg_qr(*LinalgQrBackward0.apply(A, mode))
+    return C.linalg_qr(*C.save_outputs(LinalgQrBackward0.apply(A, mode), 0, 1))
 
 
 @register(category="linalg", methods=("qr",))
@@ -214,20 +216,16 @@ def eigh_backward(gL, gV, L, V):
 
 
 class LinalgEighBackward0(Op):
+    _materialize = False   # unused outputs' gradients stay None, as undefined grads in torch
+
     @staticmethod
     def forward(ctx, A, uplo, vectors):
         a = A._data
-        if vectors:
-            w, v = np.linalg.eigh(a, UPLO=uplo)
-        else:
-            w, v = np.linalg.eigvalsh(a, UPLO=uplo), np.linalg.eigh(a, UPLO=uplo)[1]
-        ctx.save_for_backward(C.make(w), C.make(v))
-        ctx.vectors = vectors
-        w = w.astype(a.dtype)
-        return (w, v.astype(a.dtype)) if vectors else w
+        w, v = np.linalg.eigh(a, UPLO=uplo)
+        return w.astype(a.dtype), v.astype(a.dtype)
 
     @staticmethod
-    def backward(ctx, gL, gV=None):
+    def backward(ctx, gL, gV):
         L, V = ctx.saved_tensors
         return eigh_backward(gL, gV, L, V)
 
@@ -238,7 +236,10 @@ def _eigh(A, UPLO, vectors, fname):
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{C._dtname(A.dtype)}'")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return LinalgEighBackward0.apply(A, UPLO, vectors)
+    if not vectors and not (A.requires_grad and C.graphing()):
+        return C.make(np.linalg.eigvalsh(A._data, UPLO=UPLO).astype(A._data.dtype))
+    out = C.save_outputs(LinalgEighBackward0.apply(A, UPLO, vectors), 0, 1)
+    return out if vectors else out[0]   # eigvalsh keeps eigh's node (and its saved eigenvectors), as torch
 
 
 @register("linalg.eigh", category="linalg", function=False)
@@ -298,6 +299,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
 
 
 class LinalgSvdBackward0(Op):
+    _materialize = False   # unused outputs' gradients stay None, as undefined grads in torch
+
     @staticmethod
     def forward(ctx, A, full, vectors):
         a = A._data
@@ -309,19 +312,23 @@ class LinalgSvdBackward0(Op):
             s = np.zeros(a.shape[:-2] + (k,), a.dtype)
         else:
             u, s, vh = np.linalg.svd(a, full_matrices=full)
-        ctx.save_for_backward(C.make(u), C.make(s), C.make(vh))
         dt = a.dtype
-        if not vectors:
-            return s.astype(dt)
         return u.astype(dt), s.astype(dt), vh.astype(dt)
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx, gU, gS, gVh):
         U, S, Vh = ctx.saved_tensors
-        if len(grads) == 1:
-            return svd_backward(None, grads[0], None, U, S, Vh)
-        gU, gS, gVh = grads
         return svd_backward(gU, gS, gVh, U, S, Vh)
+
+
+def _svd(A, full, vectors):
+    """U, S, Vh (saved for backward), or S alone: svdvals keeps the SVD's node when a graph is recorded."""
+    if not vectors and not (A.requires_grad and C.graphing()):
+        a = A._data
+        s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),))
+        return C.make(s.astype(a.dtype))
+    out = C.save_outputs(LinalgSvdBackward0.apply(A, full, True), 0, 1, 2)
+    return out if vectors else out[1]
 
 
 def _check_svd(A):
@@ -334,14 +341,14 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """U, S, Vh with A = U diag(S) Vh, S descending (torch.linalg.svd); singular vectors are unique up to
     sign only."""
     _check_svd(A)
-    return C.linalg_svd(*LinalgSvdBackward0.apply(A, bool(full_matrices), True))
+    return C.linalg_svd(*_svd(A, bool(full_matrices), True))
 
 
 @register("linalg.svdvals", category="linalg", function=False)
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending (torch.linalg.svdvals)."""
     _check_svd(A)
-    return LinalgSvdBackward0.apply(A, False, False)
+    return _svd(A, False, False)
 
 
 @register(category="linalg", methods=("svd",))
@@ -352,7 +359,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     if not compute_uv:
         m, n = input._data.shape[-2:]
         b = input._data.shape[:-2]
-        S = LinalgSvdBackward0.apply(input, False, False)
+        S = _svd(input, False, False)
         return C.svd_t(_cr.zeros(*b, m, m, dtype=input.dtype), S, _cr.zeros(*b, n, n, dtype=input.dtype))
-    U, S, Vh = LinalgSvdBackward0.apply(input, not some, True)
+    U, S, Vh = _svd(input, not some, True)
     return C.svd_t(U, S, Vh.mT)

@@ -99,27 +99,39 @@ def lu_backward(gL, gU, P, L, U):
     return matmul(P, gA)
 
 
+def _unpack(LU):
+    """L (unit lower) and U from the packed factors, in core ops (so they stay functions of LU)."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    L = LU[..., :, :k].tril(-1) + _cr.eye(m, k, dtype=LU.dtype)
+    return L, LU[..., :k, :].triu()
+
+
 class LinalgLuFactorExBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, A):
         lu, piv, info = np_lu_factor(A._data)
-        P, L, U = np_unpack(lu, piv)
-        ctx.save_for_backward(C.make(P), C.make(L), C.make(U))
+        ctx.save_for_backward(C.make(np_permutation(piv, lu.shape[-2], lu.dtype)))
         return lu, piv, info
 
     @staticmethod
     def backward(ctx, gLU, gpiv=None, ginfo=None):
-        P, L, U = ctx.saved_tensors
+        P, LU = ctx.saved_tensors
+        L, U = _unpack(LU)
         k = min(L.shape[-2], U.shape[-1])
         return lu_backward(gLU[..., :, :k], gLU[..., :k, :], P, L, U)
 
 
 class LinalgLuBackward0(Op):
+    _materialize = False   # unused outputs' gradients stay None, as undefined grads in torch
+
     @staticmethod
     def forward(ctx, A):
         lu, piv, _ = np_lu_factor(A._data)
         P, L, U = np_unpack(lu, piv)
-        ctx.save_for_backward(C.make(P), C.make(L), C.make(U))
+        ctx.save_for_backward(C.make(P))
         return P, L, U
 
     @staticmethod
@@ -165,7 +177,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
 def linalg_lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P L U, L unit lower triangular (torch.linalg.lu); P is not differentiable."""
     _check_lu(A, pivot, "linalg.lu_factor")
-    P, L, U = LinalgLuBackward0.apply(A)
+    P, L, U = C.save_outputs(LinalgLuBackward0.apply(A), 1, 2)
     return linalg_lu_t(P.detach(), L, U)
 
 
@@ -212,6 +224,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 class LinalgLuSolveBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, LU, pivots, B, left, adjoint):
         P, L, U = np_unpack(LU._data, pivots._data)
@@ -225,12 +239,13 @@ class LinalgLuSolveBackward0(Op):
             else:
                 x = np.swapaxes(_solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
         ctx.flags = left, adjoint
-        ctx.save_for_backward(LU, pivots, C.make(x), C.make(P), C.make(L), C.make(U))
+        ctx.save_for_backward(LU, pivots, C.make(P))
         return x.astype(B._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        LU, piv, X, P, L, U = ctx.saved_tensors
+        LU, piv, P, X = ctx.saved_tensors
+        L, U = _unpack(LU)
         left, adjoint = ctx.flags
         ng = ctx.needs_input_grad
         gB = linalg_lu_solve(LU, piv, g, left=left, adjoint=not adjoint)

@@ -42,13 +42,13 @@ def _project(gA, upper, unit):
 
 
 class LinalgSolveTriangularBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, A, B, upper, left, unit):
         x = _np_trsolve(A._data, B._data, upper, left, unit)
         ctx.flags = upper, left, unit
-        ng = ctx.needs_input_grad
-        if ng:
-            ctx.save_for_backward(A, C.make(x) if ng[0] else None)
+        ctx.save_for_backward(A)
         return x
 
     @staticmethod
@@ -88,13 +88,15 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
 
 
 class TriangularSolveBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, B, A, upper, transpose, unit):
         a = np.swapaxes(A._data, -1, -2) if transpose else A._data
         x = _np_trsolve(a, B._data, upper != transpose, True, unit)
         batch = x.shape[:-2]
         ctx.flags = upper, transpose, unit
-        ctx.save_for_backward(A, C.make(x))
+        ctx.save_for_backward(A)
         ca = np.broadcast_to(A._data, batch + A._data.shape[-2:]).copy()
         return x, ca
 
@@ -139,13 +141,15 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
 
 
 class CholeskySolveBackward0(Op):
+    save_output = True
+
     @staticmethod
     def forward(ctx, B, L, upper):
         l = np.swapaxes(L._data, -1, -2) if upper else L._data          # lower factor
         y = _np_trsolve(l, B._data, False, True, False)
         x = _np_trsolve(np.swapaxes(l, -1, -2), y, True, True, False)
         ctx.upper = upper
-        ctx.save_for_backward(L, C.make(x))
+        ctx.save_for_backward(L)
         return x
 
     @staticmethod
