@@ -119,6 +119,16 @@ ERRORS = [
     ("linalg.vander", lambda t: (t.tensor(3.0),), {}),
     ("linalg.tensorinv", lambda t: (t.randn(2, 3, 4),), {"ind": 1}),
     ("linalg.tensorinv", lambda t: (t.randn(2, 3),), {"ind": 0}),
+    ("ormqr", lambda t: (t.randn(2, 4, 3), t.randn(3, 3), t.randn(2, 4, 2)), {}),
+    ("ormqr", lambda t: (t.randn(2, 4, 3), t.randn(2, 3), t.randn(3, 4, 2)), {}),
+    ("ormqr", lambda t: (t.randn(4, 3), t.randn(2, 3), t.randn(4, 2)), {}),
+    ("ormqr", lambda t: (t.randn(4, 3), t.randn(4), t.randn(4, 2)), {}),
+    ("ormqr", lambda t: (t.randn(2, 4, 3), t.randn(2, 3), t.randn(4, 2)), {}),
+    ("linalg.householder_product", lambda t: (t.randn(2, 4, 3), t.randn(3, 3)), {}),
+    ("linalg.householder_product", lambda t: (t.randn(3, 4), t.randn(3)), {}),
+    ("linalg.householder_product", lambda t: (t.randn(4, 3), t.randn(2, dtype=t.float64)), {}),
+    ("geqrf", lambda t: (t.randn(3),), {}),
+    ("geqrf", lambda t: (t.ones(3, 3, dtype=t.long),), {}),
 ]
 
 
@@ -131,3 +141,33 @@ def test_errors(torch, path, make, kw):
         errs.append(info.value)
     assert type(errs[0]).__name__ == type(errs[1]).__name__, errs
     assert str(errs[0]) == str(errs[1])
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2), (3, 5)])
+def test_geqrf_householder_ormqr(torch, shape):
+    """geqrf is LAPACK's packed QR (no derivative in torch, nor in core); householder_product and ormqr
+    rebuild / apply Q from it, differentiably (grad_fn names differ: core composes core ops)."""
+    A = _rand(torch, *shape, grad=False)
+    _agree(torch, "geqrf", A)
+    if shape[-2] < shape[-1]:
+        return
+    h, tau = torch.geqrf(A)
+    h, tau = h.requires_grad_(True), tau.requires_grad_(True)
+    _agree(torch, "linalg.householder_product", h, tau, grad_fn=False)
+    _agree(torch, "orgqr", h, tau, grad_fn=False)
+    m = shape[-2]
+    for left in (True, False):
+        for transpose in (False, True):
+            b = shape[:-2]
+            other = _rand(torch, *b, m, 2, seed=3) if left else _rand(torch, *b, 2, m, seed=3)
+            _agree(torch, "ormqr", h, tau, other, left, transpose, grad_fn=False)
+
+
+def test_geqrf_has_no_derivative(torch):
+    errs = []
+    for mod in (core, torch):
+        a, tau = mod.geqrf(mod.from_numpy(np.eye(3) + 1.0).requires_grad_(True))
+        with pytest.raises(RuntimeError) as info:
+            a.sum().backward()
+        errs.append(str(info.value))
+    assert errs[0] == errs[1]

@@ -5,7 +5,7 @@ Re-exports what other modules import."""
 from __future__ import annotations
 
 from . import more_products, products
-from . import triangular, decompositions, inverse, norms, pinv, lu, misc  # noqa: F401  (torch.linalg ops register here)
+from . import triangular, decompositions, inverse, norms, pinv, lu, misc, householder  # noqa: F401  (torch.linalg ops register here)
 from .cdist import cdist
 from .more_products import addbmm, addmv, addr, baddbmm, kron, trace, vdot
 from .products import _CPP, AddmmBackward0, addmm, bmm, dot, inner, matmul, mm, mv, outer
