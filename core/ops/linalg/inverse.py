@@ -176,6 +176,24 @@ def _solve_vector_case(A, B):
     return nb == 1 or (na - 1 == nb and B._data.shape == A._data.shape[:-1])
 
 
+def _np_solve(a, b, a0):
+    """X for broadcast a, b and getrf's infos over a0 (A before broadcasting: torch's info has A's batch
+    shape). One LAPACK call when no matrix is singular; else the singular ones give NaN."""
+    with np.errstate(all="ignore"):
+        shape = np.broadcast_shapes(a.shape[:-1] + (1,), b.shape)
+        if a.size == 0 or b.size == 0:
+            return np.zeros(shape, a.dtype), np.zeros(a0.shape[:-2], np.int32)
+        try:
+            return np.linalg.solve(a, b), np.zeros(a0.shape[:-2], np.int32)
+        except np.linalg.LinAlgError:
+            info = C.lu_infos(a0)
+        x = np.full(shape, np.nan, a.dtype)
+        ok = np.broadcast_to(info, a.shape[:-2]).reshape(-1) == 0
+        if ok.any():
+            C.flat(x)[ok] = np.linalg.solve(C.flat(a)[ok], C.flat(b)[ok])
+        return x, info
+
+
 class LinalgSolveExBackward0(Op):
     save_output = True
 
@@ -189,20 +207,11 @@ class LinalgSolveExBackward0(Op):
         batch = C.bcast_batch(a.shape[:-2], b.shape[:-2])
         a = np.broadcast_to(a, batch + a.shape[-2:])
         b = np.broadcast_to(b, batch + b.shape[-2:])
-        info = C.lu_infos(A._data)          # info has A's batch shape, not the broadcast one
+        x, info = _np_solve(a, b, A._data)
         if check and np.any(info):
             i = int(np.flatnonzero(info.reshape(-1))[0])
             raise C.LinAlgError(f"torch.linalg.solve: {C.batch_prefix(A._data.shape, i)}The solver failed because "
                                 "the input matrix is singular.")
-        with np.errstate(all="ignore"):
-            x = np.empty(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape), dtype=a.dtype)
-            if x.size:
-                flat_a, flat_b = C.flat(a), C.flat(b)
-                ok = np.broadcast_to(info, batch).reshape(-1) == 0
-                xs = C.flat(x)
-                if ok.any():
-                    xs[ok] = np.linalg.solve(flat_a[ok], flat_b[ok])
-                xs[~ok] = np.nan
         if not left:
             x = np.swapaxes(x, -1, -2)
         if vec:
