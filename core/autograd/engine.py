@@ -93,16 +93,16 @@ def _root_buffers(outputs, grads):
 def _dependencies(roots):
     """How many edges lead into each node reachable from the roots."""
     deps = {}
+    seen = set(roots)     # a root may also be reached from another root: walk every node once
     stack = list(roots)
     while stack:
         n = stack.pop()
         for fn, _ in n.next_functions:
             if fn is None:
                 continue
-            if fn in deps:
-                deps[fn] += 1
-            else:
-                deps[fn] = 1
+            deps[fn] = deps.get(fn, 0) + 1
+            if fn not in seen:
+                seen.add(fn)
                 stack.append(fn)
     return deps
 
