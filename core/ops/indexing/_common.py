@@ -6,6 +6,7 @@ import numpy as np
 
 from ...creation import check_alloc
 from ...dtypes import SCALAR_NAMES as _SCALAR_NAME
+from ...dtypes import cpp_name, scalar_name
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..inplace import _any_requires_grad, check_inplace, make_inplace
@@ -116,9 +117,30 @@ def _contiguous_target(arr):
     return np.ascontiguousarray(arr), True
 
 
-def _out_arg(result, out):
-    """PyTorch's `out=`: copy the result into `out` (resized like PyTorch) and return it."""
-    return result if out is None else _out(result, out)
+# How each indexing op names an `out=` of another dtype (ATen's structured kernels share the first).
+_OUT_DTYPE_MSG = {
+    "index_select": "index_select(): self and result must have the same scalar type",
+    "masked_select": "masked_select(): self and result must have the same scalar type",
+    "take": "take(): self and out expected to have the same dtype, but got self.dtype = {self} and out.dtype = {out}",
+}
+_OUT_OVERLAP = ("gather", "index_select", "take", "masked_select")
+
+
+def _out_arg(result, out, op=None, *inputs):
+    """PyTorch's `out=`: copy the result into `out` (resized like PyTorch) and return it. With `op`,
+    ATen's checks first: `out` has the result's dtype, and (for ops that read while writing) shares no
+    memory with an input."""
+    if out is None:
+        return result
+    if op is not None and isinstance(out, Tensor):
+        if out._data.dtype != result._data.dtype:
+            msg = _OUT_DTYPE_MSG.get(op, "Expected out tensor to have dtype {want}, but got {got} instead")
+            raise RuntimeError(msg.format(self=scalar_name(result.dtype), out=scalar_name(out.dtype),
+                                          want=cpp_name(result.dtype), got=cpp_name(out.dtype)))
+        if op in _OUT_OVERLAP and any(isinstance(t, Tensor) and np.shares_memory(out._data, t._data)
+                                      for t in inputs):
+            raise RuntimeError(_OVERLAP_MSG)
+    return _out(result, out)
 
 
 _check_alloc = check_alloc

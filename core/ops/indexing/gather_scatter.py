@@ -64,7 +64,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     index may be smaller than input in the other dims; indices must lie in [0, input.size(dim)).
     sparse_grad=True is accepted; the gradient is returned dense (same values)."""
     d, idx = _gather_checks("gather", input, dim, index)
-    return _out_arg(GatherBackward0.apply(input, d, index=index, idx=idx), out)
+    return _out_arg(GatherBackward0.apply(input, d, index=index, idx=idx), out, "gather", input, index)
 
 
 def _scatter_into_zeros(g, dim, index, shape):
@@ -207,7 +207,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
         r = ScatterBackward0.apply(input, source, d, index=index, idx=idx)
     else:
         r = ScatterBackward1.apply(input, d, index=index, idx=idx, value=source)
-    return _out_arg(r, out)
+    return _out_arg(r, out, "scatter")
 
 
 class ScatterAddBackward0(Op):
@@ -234,7 +234,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
     d, idx = _scatter_checks(input, dim, index, src)
-    return _out_arg(ScatterAddBackward0.apply(input, src, d, index=index, idx=idx), out)
+    return _out_arg(ScatterAddBackward0.apply(input, src, d, index=index, idx=idx), out, "scatter_add")
 
 
 

@@ -89,7 +89,7 @@ def index_copy(input, dim, index, source, *, out=None):
     """Copy of input with the slices of source written at index along dim: self[index[i]][j] = source[i][j]
     for dim=0. index is int64, 0-d or 1-d, within [0, input.size(dim)); for duplicates the last write wins."""
     d, idx = _index_copy_checks(input, dim, index, source)
-    return _out_arg(IndexCopyBackward0.apply(input, source, d, index=index, idx=idx), out)
+    return _out_arg(IndexCopyBackward0.apply(input, source, d, index=index, idx=idx), out, "index_copy")
 
 
 def _index_copy_direct(self, dim, index, source):

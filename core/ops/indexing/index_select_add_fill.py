@@ -55,7 +55,7 @@ def index_select(input, dim, index, *, out=None):
         if a.ndim > 1 and d == 1:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={_first_bad(idx, 0, size)} axis_dim={size}")
         raise IndexError("index out of range in self")
-    return _out_arg(IndexSelectBackward0.apply(input, d, index=index, idx=idx), out)
+    return _out_arg(IndexSelectBackward0.apply(input, d, index=index, idx=idx), out, "index_select", input, index)
 
 
 def _index_add_checks(opname, input, dim, index, source):
@@ -131,7 +131,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     self[index[i]][j] += alpha * source[i][j] for dim=0."""
     d, idx = _index_add_checks("index_add", input, dim, index, source)
     _index_add_bounds(input, d, idx, alpha)
-    return _out_arg(IndexAddBackward0.apply(input, source, d, index=index, idx=idx, alpha=alpha), out)
+    return _out_arg(IndexAddBackward0.apply(input, source, d, index=index, idx=idx, alpha=alpha), out, "index_add")
 
 
 def _index_add_direct(self, dim, index, source, *, alpha=1):

@@ -132,7 +132,7 @@ def masked_select(input, mask, *, out=None):
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast_pair(mask._data.shape, input._data.shape)
-    return _out_arg(MaskedSelectBackward0.apply(input, mask=mask, shape=shape), out)
+    return _out_arg(MaskedSelectBackward0.apply(input, mask=mask, shape=shape), out, "masked_select", input, mask)
 
 
 # -- masked_scatter ---------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def take(input, index, *, out=None):
         raise IndexError("take(): tried to take from an empty tensor")
     if _out_of_range(idx, n, True):
         raise IndexError(f"out of range: tried to access index {_first_bad(idx, -n, n)} on a tensor of {n} elements.")
-    return _out_arg(TakeBackward0.apply(input, index=index, idx=idx), out)
+    return _out_arg(TakeBackward0.apply(input, index=index, idx=idx), out, "take", input, index)
 
 
 @register(category="indexing", methods=("take_along_dim",), kind="gather", rule=_take_along_dim_rule, cli=True,
@@ -76,7 +76,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     With a dim, indices are taken modulo input.size(dim), as PyTorch 2.13 does."""
     if dim is None:
         r = gather(input.reshape(-1), 0, indices.reshape(-1))
-        return _out_arg(r, out)
+        return _out_arg(r, out, "take_along_dim")
     a, i = input._data, indices._data
     if a.ndim != i.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
@@ -85,7 +85,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_sname(i)}")
     d = _wrap_dim(dim, a.ndim)
     if a.ndim == 0:
-        return _out_arg(gather(input, 0, indices), out)
+        return _out_arg(gather(input, 0, indices), out, "take_along_dim")
     s1 = list(a.shape)
     s1[d] = i.shape[d]
     ishape = _broadcast_pair(tuple(s1), i.shape)
@@ -97,7 +97,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if size > 0:
         ib = ib % size  # wrap negative (and larger) indices like PyTorch's take_along_dim
     r = gather(input.expand(ashape), d, Tensor._make(np.ascontiguousarray(ib)))
-    return _out_arg(r, out)
+    return _out_arg(r, out, "take_along_dim")
 
 
 # -- put ----------------------------------------------------------------------------------------------------------

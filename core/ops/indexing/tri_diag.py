@@ -65,7 +65,7 @@ def triu(input, diagonal=0, *, out=None):
     """Upper triangle of the last two dims (elements with j - i >= diagonal), zeros elsewhere."""
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return _out_arg(TriuBackward0.apply(input, int(diagonal)), out)
+    return _out_arg(TriuBackward0.apply(input, int(diagonal)), out, "triu")
 
 
 @register(category="indexing", methods=("tril",), inplace="tril_", kind="gather", rule=_tril_rule, cli=True,
@@ -74,7 +74,7 @@ def tril(input, diagonal=0, *, out=None):
     """Lower triangle of the last two dims (elements with j - i <= diagonal), zeros elsewhere."""
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return _out_arg(TrilBackward0.apply(input, int(diagonal)), out)
+    return _out_arg(TrilBackward0.apply(input, int(diagonal)), out, "tril")
 
 
 def _diag_dims(nd, dim1, dim2):
