@@ -85,7 +85,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
-    if name in ("nn", "memory", "optim"):
+    if name in ("nn", "memory", "optim", "special"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -107,7 +107,7 @@ def alias_as_torch():
     snippets (`from torch.autograd import Function`) run on core. For scripts and tests only."""
     _sys.modules["torch"] = _sys.modules[__name__]
     for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
-                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler"):
+                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler", "special"):
         try:
             _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{sub}")
         except ImportError:

@@ -61,7 +61,8 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
         return _out(cls.apply(input), out)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
-    register(category="pointwise", methods=methods or (name,), inplace=(name + "_") if inplace else None,
+    register(category="pointwise", methods=(name,) if methods is None else methods,
+             inplace=(name + "_") if inplace else None,
              **extras)(fn)
     return fn, cls
 
