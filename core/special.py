@@ -13,6 +13,7 @@ expit, logit, exp2, expm1, log1p = _F["sigmoid"], _F["logit"], _F["exp2"], _F["e
 xlogy, sinc, logsumexp = _F["xlogy"], _F["sinc"], _F["logsumexp"]
 gammaln, digamma, psi, polygamma = _F["lgamma"], _F["digamma"], _F["digamma"], _F["polygamma"]
 multigammaln, i0 = _F["mvlgamma"], _F["i0"]
+gammainc, gammaincc = _F["igamma"], _F["igammac"]
 erfcx, i0e, i1, i1e = (_OPS["special." + n].fn for n in ("erfcx", "i0e", "i1", "i1e"))
 ndtr, ndtri, log_ndtr, entr = (_OPS["special." + n].fn for n in ("ndtr", "ndtri", "log_ndtr", "entr"))
 xlog1py, zeta, bessel_j0, bessel_j1 = (_OPS["special." + n].fn for n in ("xlog1py", "zeta", "bessel_j0", "bessel_j1"))
@@ -33,6 +34,6 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
-           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
-           "zeta"]
+           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+           "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
+           "xlogy", "zeta"]

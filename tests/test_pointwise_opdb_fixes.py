@@ -90,3 +90,9 @@ def test_unary_gradient_at_nan(torch, name):
     _agree(torch, lambda x: f(core, x), lambda x: f(torch, x), _leaf(torch, [NAN, 0.0, -0.0, -2.0, 3.0, INF]))
     _agree(torch, lambda x: f(core, x), lambda x: f(torch, x),
            torch.tensor([NAN, 0.0, -2.0, 3.0], requires_grad=True))
+
+
+def test_isclose_needs_tensors(torch):
+    t = torch.tensor([1, 2, 3])
+    _agree(torch, lambda a: core.isclose(a, 2), lambda a: torch.isclose(a, 2), t)
+    _agree(torch, lambda a: core.isclose(2, a), lambda a: torch.isclose(2, a), t)

@@ -152,3 +152,23 @@ def test_namespace_matches_torch_special(torch):
     assert set(core.special.__all__) <= set(dir(torch.special))
     assert all(callable(getattr(core.special, n)) for n in core.special.__all__)
     assert core.special.expit is core.sigmoid and core.special.multigammaln is core.mvlgamma
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma(torch, name):
+    rng = np.random.default_rng(0)
+    a = np.concatenate([rng.uniform(0, 20, 60), 10 ** rng.uniform(-3, 4, 30), [0, 0, 1, -1, 1, np.inf, np.inf, 2,
+                                                                               np.nan, 1, 0.5]])
+    x = np.concatenate([rng.uniform(0, 30, 60), a[60:90] * rng.uniform(0.8, 1.2, 30), [0, 1, 0, 1, -1, 1, np.inf,
+                                                                                       np.inf, 1, np.nan, 0]])
+    ta, tx = torch.tensor(a), torch.tensor(x)
+    _agree(torch, getattr(core, name), getattr(torch, name), ta, tx)
+    _agree(torch, getattr(core, name), getattr(torch, name), ta.float(), tx.float())
+    special = {"igamma": "gammainc", "igammac": "gammaincc"}[name]
+    _agree(torch, getattr(core.special, special), getattr(torch.special, special), ta, tx)
+    _agree(torch, lambda s, o: getattr(s, name)(o), lambda s, o: getattr(s, name)(o), ta, tx)
+    _agree(torch, getattr(core, name), getattr(torch, name), torch.tensor([1, 2]), torch.tensor([1, 2]))
+    xg = torch.tensor([0.5, 2.0, 7.0], dtype=torch.float64, requires_grad=True)
+    _agree(torch, getattr(core, name), getattr(torch, name), torch.tensor([1.5, 2.0, 3.0], dtype=torch.float64), xg)
+    ag = torch.tensor([1.5, 2.0], dtype=torch.float64, requires_grad=True)   # NotImplementedError on backward
+    _agree(torch, getattr(core, name), getattr(torch, name), ag, torch.tensor([1.0, 2.0], dtype=torch.float64))

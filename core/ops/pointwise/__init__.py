@@ -28,7 +28,7 @@ from .binary_math import (bitwise_left_shift, bitwise_right_shift, copysign, fma
 
 from .addc import addcdiv, addcmul
 from . import special_ops
-from .special_ops import frexp, mvlgamma, nextafter, polygamma
+from .special_ops import frexp, igamma, igammac, mvlgamma, nextafter, polygamma
 
 _MODULES = (_common, addc, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy, special,
             binary_math, special_ops)

@@ -115,11 +115,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise |input - other| <= atol + rtol * |other| as a bool tensor. As PyTorch: both tensors of one
     dtype (RuntimeError "Float did not match Double"), rtol and atol >= 0."""
-    if isinstance(other, Tensor) and input.dtype != other.dtype:
+    for i, (name, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"isclose(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
+    if input.dtype != other.dtype:
         raise RuntimeError(f"{_long(input.dtype)} did not match {_long(other.dtype)}")
     for name, v in (("rtol", rtol), ("atol", atol)):
         if v < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
-    o = other._data if isinstance(other, Tensor) else other
-    return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
 

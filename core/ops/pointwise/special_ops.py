@@ -180,6 +180,25 @@ def _nextafter_grad(ctx, g, a, b, out):
     return (g.masked_fill(a == b, 0) if _g_for(ctx, 0) else None), (g * 0 if _g_for(ctx, 1) else None)
 
 
+def _igamma_grad(sign):
+    def grad(ctx, g, a, x, out):
+        """PyTorch: no derivative for a; d/dx = +-exp((a - 1) log x - x - lgamma(a))."""
+        if _g_for(ctx, 0):
+            raise NotImplementedError(f"the derivative for '{'igamma' if sign > 0 else 'igammac'}: input' is not "
+                                      "implemented.")
+        ta, tx = _scalar_t(a, g), _scalar_t(x, g)
+        return None, g * sign * exp((ta - 1) * log(tx) - tx - lgamma(ta))
+    return grad
+
+
+def _kernel64(fn):
+    return lambda a, x: fn(a, x).astype(np.result_type(a, x), copy=False)
+
+
+igamma, IgammaBackward0 = _define("igamma", "IgammaBackward0", _kernel64(K.igamma), _igamma_grad(1), reject="bi",
+                                  doc="Regularized lower incomplete gamma function P(input, other).")
+igammac, IgammacBackward0 = _define("igammac", "IgammacBackward0", _kernel64(K.igammac), _igamma_grad(-1),
+                                    reject="bi", doc="Regularized upper incomplete gamma function Q(input, other).")
 nextafter, NextafterBackward0 = _define("nextafter", "NextafterBackward0", np.nextafter, _nextafter_grad, reject="bi",
                                         doc="The next float after input towards other.")
 
