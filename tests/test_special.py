@@ -172,3 +172,35 @@ def test_incomplete_gamma(torch, name):
     _agree(torch, getattr(core, name), getattr(torch, name), torch.tensor([1.5, 2.0, 3.0], dtype=torch.float64), xg)
     ag = torch.tensor([1.5, 2.0], dtype=torch.float64, requires_grad=True)   # NotImplementedError on backward
     _agree(torch, getattr(core, name), getattr(torch, name), ag, torch.tensor([1.0, 2.0], dtype=torch.float64))
+
+
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+               "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+               "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_polynomials(torch, name):
+    """Degrees truncated to integers, n < 0 -> 0, closed forms at +-1, trigonometric forms for large n,
+    overflow to NaN as PyTorch's recurrences; no gradient; (number, number) is a TypeError."""
+    x = torch.tensor(np.concatenate([np.linspace(-2, 2, 21), [-1.0, 1.0, 0.0, 0.5]]))[:, None]
+    n = torch.tensor([-1.0, 0, 1, 2, 3, 5, 7.9, 9, 12, 20])
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), x.requires_grad_(True), n)
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), x.float(), n.float())
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), 0.5, n)
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), x, 3)
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), torch.tensor([1, 2]), torch.tensor([2, 3]))
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), 0.5, 3)
+    if "chebyshev" in name:   # large degrees take the trigonometric form inside the domain
+        _agree(torch, getattr(core.special, name), getattr(torch.special, name),
+               torch.tensor([-1.0, -0.3, 0.2, 0.7, 1.0], dtype=torch.float64)[:, None],
+               torch.tensor([600.0, 3000.0], dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name", ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"])
+def test_bessel_without_gradient(torch, name):
+    for dtype in (torch.float32, torch.float64):
+        x = _grid(torch, dtype, -30, 30, EDGES[:-4] + [float("inf"), float("-inf"), float("nan")], requires_grad=True)
+        _agree(torch, getattr(core.special, name), getattr(torch.special, name), x)
+    _agree(torch, getattr(core.special, name), getattr(torch.special, name), torch.tensor([0, 1, 3]))
