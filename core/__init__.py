@@ -87,7 +87,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 def __getattr__(name):
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg"):
+                "functional", "linalg", "special"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -113,7 +113,7 @@ def alias_as_torch():
                 "backends.cudnn", "backends.mps", "backends.cuda", "backends.cpu", "backends.mkldnn", "accelerator",
                 "utils", "utils.data", "utils.data.dataset", "utils.data.sampler", "utils.data.dataloader",
                 "autograd.functional", "autograd.profiler", "profiler", "distributions", "distributions.constraints",
-                "distributions.kl", "distributions.utils", "functional", "linalg"):
+                "distributions.kl", "distributions.utils", "functional", "linalg", "special"):
         try:
             _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{sub}")
         except ImportError:

@@ -27,9 +27,11 @@ from .binary_math import (bitwise_left_shift, bitwise_right_shift, copysign, fma
                           lcm, ldexp, logaddexp, logaddexp2, xlogy)
 
 from .addc import addcdiv, addcmul
+from . import special_ops, special_poly
+from .special_ops import frexp, igamma, igammac, mvlgamma, nextafter, polygamma
 
 _MODULES = (_common, addc, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy, special,
-            binary_math)
+            binary_math, special_ops, special_poly)
 
 _ALIASES = {"subtract": sub, "multiply": mul, "divide": div, "true_divide": div, "negative": neg,
             "absolute": abs, "clip": clamp, "arcsin": asin, "arccos": acos, "arctan": atan, "arctan2": atan2,

@@ -62,6 +62,15 @@ def _operand(x, npdt):
         return np.array(x).astype(npdt)
 
 
+def _tensor_first(name, input, other, scalar_self=False):
+    """PyTorch's argument parser: `name(number, ...)` matches no overload (TypeError), except for ops
+    with a Scalar-self overload (bitwise ops, shifts, remainder, pow), which still need a Tensor other."""
+    if isinstance(input, Tensor) or (scalar_self and isinstance(other, Tensor)):
+        return
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                    f"{type(other).__name__}), but expected (Tensor input, Tensor other)")
+
+
 def _check_operand(x, opname):
     if not isinstance(x, (Tensor, int, float, bool, np.number, np.bool_)):
         raise TypeError(f"{opname}(): argument 'other' (position 2) must be Tensor, not {type(x).__name__}")

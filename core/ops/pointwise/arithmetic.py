@@ -9,7 +9,8 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
-from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _not_implemented_node, _out, _tensors)
+from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _not_implemented_node, _out, _tensor_first,
+                      _tensors)
 from .unary import reciprocal
 
 class AddBackward0(_Binary):
@@ -274,7 +275,8 @@ def sub(input, other, *, alpha=1, out=None):
 
 
 def _rsub(self, other):
-    return RsubBackward1.apply(self, other)
+    """Tensor.__rsub__(other) = other - self; a Tensor other gets its gradient (RsubBackward0), as in PyTorch."""
+    return (RsubBackward0 if isinstance(other, Tensor) else RsubBackward1).apply(self, other)
 
 
 registry.method("__rsub__", _rsub)
@@ -283,6 +285,7 @@ registry.method("__rsub__", _rsub)
 @register(category="pointwise")
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (sub with the operands swapped)."""
+    _tensor_first("rsub", input, other)
     _check_operand(other, "rsub")
     if isinstance(other, Tensor):
         return RsubBackward0.apply(input, other, alpha)
@@ -368,6 +371,7 @@ registry.method("__rfloordiv__", _rfloordiv)
 @register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_")
 def remainder(input, other, *, out=None):
     """Python-style modulus: the result has the sign of the divisor."""
+    _tensor_first("remainder", input, other, scalar_self=True)
     _check_operand(other, "remainder")
     if not isinstance(input, Tensor):
         return _out(_rmod(other, input), out)
@@ -375,6 +379,10 @@ def remainder(input, other, *, out=None):
 
 
 def _rmod(self, other):
+    """Tensor.__rmod__(other) = remainder(other, self): differentiable in both when other is a Tensor;
+    remainder(Scalar, Tensor) has no derivative in PyTorch."""
+    if isinstance(other, Tensor):
+        return remainder(other, self)
     dt = _dt.result_type(other, self)
     _no_bool(dt, "remainder_cpu")
     if not dt.is_floating_point:
@@ -388,6 +396,7 @@ registry.method("__rmod__", _rmod)
 @register(category="pointwise", methods=("fmod",), inplace="fmod_")
 def fmod(input, other, *, out=None):
     """C-style modulus: the result has the sign of the dividend."""
+    _tensor_first("fmod", input, other)
     _check_operand(other, "fmod")
     return _out((FmodBackward1 if isinstance(other, Tensor) else FmodBackward0).apply(input, other), out)
 
@@ -405,13 +414,15 @@ class Atan2Backward0(_Binary):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        r = a * a + b * b
-        return (g * b / r if _g_for(ctx, 0) else None), (g * -a / r if _g_for(ctx, 1) else None)
+        rec = (a * a + b * b).reciprocal()
+        rec = rec.masked_fill(rec.isinf(), 0)     # PyTorch: 0 at (0, 0), not NaN
+        return (g * b * rec if _g_for(ctx, 0) else None), (g * -a * rec if _g_for(ctx, 1) else None)
 
 
 @register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_")
 def atan2(input, other, *, out=None):
     """Elementwise arctangent of input / other, using both signs to pick the quadrant."""
+    _tensor_first("atan2", input, other)
     if not isinstance(other, Tensor):
         raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _out(Atan2Backward0.apply(input, other), out)

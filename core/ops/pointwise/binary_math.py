@@ -9,7 +9,7 @@ from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
-from ._common import _Binary, _binary, _g_for, _long, _not_implemented_node, _out, quietly
+from ._common import _Binary, _binary, _g_for, _long, _not_implemented_node, _out, _tensor_first, quietly
 from .comparison import isnan
 from .power import pow
 from .unary import exp, log
@@ -62,6 +62,7 @@ def _define(name, node, np_fn, grad=None, *, reject="", kernel=None, float_out=F
                                       "grad": staticmethod(grad or (lambda ctx, g, a, b, out: (None, None)))})
 
     def fn(input, other, *, out=None):
+        _tensor_first(name, input, other)
         if tensor_other and not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
         return _out(cls.apply(input, other), out)
@@ -107,6 +108,7 @@ CopysignBackward1 = type("CopysignBackward1", (CopysignBackward0,), {})
 @register(category="pointwise", methods=("copysign",), inplace="copysign_")
 def copysign(input, other, *, out=None):
     """|input| with the sign of other (a tensor or a number); integer inputs give the default float."""
+    _tensor_first("copysign", input, other)
     node = CopysignBackward0 if isinstance(other, Tensor) else CopysignBackward1
     return _out(node.apply(input, other), out)
 
@@ -169,6 +171,7 @@ def _shift(name, kernel, np_fn, sym):
     cls = type(node, (_MathBinary,), {"np_fn": staticmethod(np_fn), "kernel": kernel, "reject": "bf"})
 
     def fn(input, other, *, out=None):
+        _tensor_first(name, input, other, scalar_self=True)
         if not isinstance(input, Tensor):
             input, other = Tensor._make(np.asarray(input, dtype=_dt.scalar_dtype(input).np)), other
         return _out(cls.apply(input, other), out)

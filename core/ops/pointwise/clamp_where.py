@@ -13,7 +13,8 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
-from ._common import _broadcast_error, _long, _operand, _out, _tensors, quietly, zeros_like_t
+from ._common import (_broadcast_error, _long, _operand, _out, _tensor_first, _tensors, quietly,
+                      zeros_like_t)
 
 class ClampBackward1(Op):
     """clamp with scalar bounds: the gradient passes where min <= input <= max (NaN inputs get 0)."""
@@ -132,6 +133,7 @@ def clamp(input, min=None, max=None, *, out=None):
 @register(category="pointwise", methods=("clamp_min",))
 def clamp_min(input, min, *, out=None):
     """max(input, min) elementwise."""
+    _tensor_first("clamp_min", input, min)
     if isinstance(min, Tensor):
         return _out(ClampMinBackward1.apply(input, min, None), out)
     _check_bound(min, "clamp_min", 2, "min")
@@ -141,6 +143,7 @@ def clamp_min(input, min, *, out=None):
 @register(category="pointwise", methods=("clamp_max",))
 def clamp_max(input, max, *, out=None):
     """min(input, max) elementwise."""
+    _tensor_first("clamp_max", input, max)
     if isinstance(max, Tensor):
         return _out(ClampMaxBackward1.apply(input, None, max), out)
     _check_bound(max, "clamp_max", 2, "max")

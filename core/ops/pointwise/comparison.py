@@ -7,7 +7,14 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from ..registry import register
-from ._common import _Binary, _binary, _check_operand, _out
+from ._common import _Binary, _binary, _check_operand, _long, _out, _tensor_first
+
+def _tie_split(g, a, b, a_loses, b_loses):
+    """PyTorch's max/min backward: where(a == b, g / 2, g), zeroed where that side loses; with a NaN
+    neither side loses, so both get the full gradient."""
+    share = g * (1 - (a == b).to(g.dtype) * 0.5)
+    return share.masked_fill(a_loses, 0), share.masked_fill(b_loses, 0)
+
 
 class MaximumBackward0(_Binary):
     @staticmethod
@@ -18,9 +25,7 @@ class MaximumBackward0(_Binary):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        ga = g * ((a > b).to(g.dtype) + (a == b).to(g.dtype) * 0.5)
-        gb = g * ((b > a).to(g.dtype) + (a == b).to(g.dtype) * 0.5)
-        return ga, gb
+        return _tie_split(g, a, b, a < b, a > b)
 
 
 class MinimumBackward0(_Binary):
@@ -32,14 +37,13 @@ class MinimumBackward0(_Binary):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        ga = g * ((a < b).to(g.dtype) + (a == b).to(g.dtype) * 0.5)
-        gb = g * ((b < a).to(g.dtype) + (a == b).to(g.dtype) * 0.5)
-        return ga, gb
+        return _tie_split(g, a, b, a > b, a < b)
 
 
 @register(category="pointwise", methods=("maximum",))
 def maximum(input, other, *, out=None):
     """Elementwise max of two tensors (NaN propagates; ties split the gradient)."""
+    _tensor_first("maximum", input, other)
     if not isinstance(other, Tensor):
         raise TypeError(f"maximum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _out(MaximumBackward0.apply(input, other), out)
@@ -48,6 +52,7 @@ def maximum(input, other, *, out=None):
 @register(category="pointwise", methods=("minimum",))
 def minimum(input, other, *, out=None):
     """Elementwise min of two tensors."""
+    _tensor_first("minimum", input, other)
     if not isinstance(other, Tensor):
         raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _out(MinimumBackward0.apply(input, other), out)
@@ -58,8 +63,7 @@ def minimum(input, other, *, out=None):
 
 def _compare(np_fn, name):
     def fn(input, other, *, out=None):
-        if not isinstance(input, Tensor):
-            input = Tensor._make(np.asarray(input))
+        _tensor_first(name, input, other)
         _check_operand(other, name)
         dt = _dt.result_type(input, other)
         return _out(Tensor._make(np.asarray(_binary(input, other, np_fn, dt))), out)
@@ -103,13 +107,22 @@ def equal(input, other):
 
 @register(category="comparison", methods=("allclose",))
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True if |input - other| <= atol + rtol * |other| everywhere."""
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """True if |input - other| <= atol + rtol * |other| everywhere (isclose's checks apply)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 @register(category="comparison", methods=("isclose",))
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise closeness as a bool tensor."""
-    o = other._data if isinstance(other, Tensor) else other
-    return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """Elementwise |input - other| <= atol + rtol * |other| as a bool tensor. As PyTorch: both tensors of one
+    dtype (RuntimeError "Float did not match Double"), rtol and atol >= 0."""
+    for i, (name, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"isclose(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_long(input.dtype)} did not match {_long(other.dtype)}")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v}")
+    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
 

@@ -144,6 +144,7 @@ def copy_(self, src, non_blocking=False):
 
 
 registry.method("zero_", zero_)
+registry.export(zero_)   # torch.zero_(t), the function form
 registry.method("fill_", fill_)
 registry.method("copy_", copy_)
 

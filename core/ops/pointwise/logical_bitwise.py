@@ -9,10 +9,11 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
-from ._common import _binary, _broadcast_error, _check_operand, _long, _out
+from ._common import _binary, _broadcast_error, _check_operand, _long, _out, _tensor_first
 
 def _logical(np_fn, name):
     def fn(input, other, *, out=None):
+        _tensor_first(name, input, other)
         if not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         x = input._data if isinstance(input, Tensor) else np.asarray(input)
@@ -39,6 +40,7 @@ def logical_not(input, *, out=None):
 
 def _bitwise(np_fn, name, sym):
     def fn(input, other, *, out=None):
+        _tensor_first(name, input, other, scalar_self=True)
         _check_operand(other, name)
         dt = _dt.result_type(input, other)
         if dt.is_floating_point:

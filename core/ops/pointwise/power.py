@@ -8,7 +8,8 @@ from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
-from ._common import _Binary, _binary, _check_operand, _g_for, _is_bool, _out, _tensors, quietly, zeros_like_t
+from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _out, _tensor_first, _tensors,
+                      quietly, zeros_like_t)
 from .clamp_where import where
 from .logical_bitwise import logical_and
 from .unary import log
@@ -105,6 +106,7 @@ def _int_pow(x, y):
 @register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_")
 def pow(input, exponent, *, out=None):
     """input ** exponent; either side may be a Python number."""
+    _tensor_first("pow", input, exponent, scalar_self=True)
     if not isinstance(input, Tensor):
         return _out(PowBackward2.apply(input, exponent), out)
     if isinstance(exponent, Tensor):
@@ -113,10 +115,16 @@ def pow(input, exponent, *, out=None):
     return _out(PowBackward0.apply(input, exponent), out)
 
 
-registry.method("__rpow__", lambda self, other: PowBackward2.apply(other, self))
+def _rpow(self, other):
+    """Tensor.__rpow__(other) = pow(other, self): a Tensor base is differentiable too (PowBackward1)."""
+    return PowBackward1.apply(other, self) if isinstance(other, Tensor) else PowBackward2.apply(other, self)
+
+
+registry.method("__rpow__", _rpow)
 
 
 def float_power(input, exponent):
+    _tensor_first("float_power", input, exponent, scalar_self=True)
     a = input.double() if isinstance(input, Tensor) else float(input)
     e = exponent.double() if isinstance(exponent, Tensor) else float(exponent)
     return pow(a, e)

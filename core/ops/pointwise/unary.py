@@ -61,13 +61,20 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
         return _out(cls.apply(input), out)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
-    register(category="pointwise", methods=methods or (name,), inplace=(name + "_") if inplace else None,
+    register(category="pointwise", methods=(name,) if methods is None else methods,
+             inplace=(name + "_") if inplace else None,
              **extras)(fn)
     return fn, cls
 
 
+def _sign0(x):
+    """sign with NaN -> 0, as PyTorch's abs backward (sgn(nan) gives a zero gradient)."""
+    s = np.sign(x)
+    return np.where(np.isnan(s), s.dtype.type(0), s) if s.dtype.kind == "f" else s
+
+
 def _sgn(t):
-    return Tensor._make(np.sign(t._data))
+    return Tensor._make(_sign0(t._data))
 
 
 neg, NegBackward0 = _unary("neg", np.negative, lambda g, a, o: -g, save=None, float_only=False, grad_np=True,
@@ -79,7 +86,7 @@ negative = neg
 registry.method("negative_", registry.METHODS["neg_"])
 registry.method("__pos__", lambda self: self)
 abs, AbsBackward0 = _unary("abs", np.abs, lambda g, a, o: g * _sgn(a), float_only=False,
-                           grad_np=lambda g, a, o: g * np.sign(a).astype(g.dtype),
+                           grad_np=lambda g, a, o: g * _sign0(a).astype(g.dtype),
                            methods=("abs", "absolute", "__abs__"), doc="|input|; gradient sign(input) (0 at 0).",
                            no_bool="abs_cpu")
 absolute = abs
@@ -119,13 +126,14 @@ def _relu_np(x):
 
 
 def _threshold_grad(g, a, o):
-    return g * (o > 0).to(g.dtype)
+    """PyTorch's threshold_backward: 0 where out <= 0, so NaN passes the gradient through."""
+    return g.masked_fill(o <= 0, 0)
 
 
 relu, ReluBackward0 = _unary("relu", _relu_np, _threshold_grad, save="output", float_only=False,
                              doc="max(input, 0); gradient 0 at 0.",
                              no_bool=RuntimeError("Boolean inputs not supported for relu"),
-                             grad_np=lambda g, a, o: g * (o > 0))
+                             grad_np=lambda g, a, o: np.where(o <= 0, g.dtype.type(0), g))
 
 
 def _zero_grad(g, a, o):

@@ -49,8 +49,17 @@ def _flip(input, dims):
 
 @register(category="shape", methods=("flip",), kind="view", rule=_flip_rule, cli=True,
           cli_example="tensorcli flip '[[1,2,3],[4,5,6]]' --dims 0")
-def flip(input, *dims):
-    """Reverse the order of elements along dims (a copy)."""
+def flip(input, *dims, **kwargs):
+    """Reverse the order of elements along dims (a copy); dims positional (`x.flip(0, 1)`, `x.flip((0,))`)
+    or by keyword (`torch.flip(x, dims=(0,))`), as PyTorch's parser accepts."""
+    if kwargs:
+        if set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(k for k in kwargs if k != 'dims')}'")
+        if dims:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        if not isinstance(kwargs["dims"], (tuple, list)):
+            raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not {type(kwargs['dims']).__name__}")
+        dims = (kwargs["dims"],)
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     return _flip(input, _dimlist(dims, "dims"))
