@@ -5,7 +5,7 @@ special_* ops of core/ops/pointwise/special_ops.py."""
 from __future__ import annotations
 
 from .ops import pointwise as _pw  # noqa: F401  (registers the ops below)
-from .ops.activation import log_softmax as _log_softmax, softmax as _softmax
+from .ops.nn.softmax import log_softmax as _log_softmax, softmax as _softmax
 from .ops.pointwise.special_poly import POLYNOMIALS as _POLYS
 from .ops.registry import FUNCTIONS as _F, OPS as _OPS
 
