@@ -45,6 +45,8 @@ def to_core(x, torch):
         name = _dtype_name(x.dtype)
         if name not in CORE_DTYPES or x.is_sparse or x.is_complex():
             raise Unsupported(f"dtype {name}")
+        if x._base is not None and not x.requires_grad and x.numel():
+            return _core_view(x, torch)
         try:
             arr = x.detach().numpy().copy(order="K")
         except (ValueError, RuntimeError, TypeError) as e:   # e.g. more dims than NumPy allows
@@ -70,6 +72,14 @@ def to_core(x, torch):
     if isinstance(x, torch.Generator) or callable(x) and not isinstance(x, type):
         raise Unsupported(type(x).__name__)
     return x
+
+
+def _core_view(x, torch):
+    """A torch view as the same view in core: its whole storage copied, then as_strided with the view's
+    size, stride and storage offset (op_db's partial views read outside the view's own elements)."""
+    flat = torch.empty(0, dtype=x.dtype).set_(x.untyped_storage())
+    base = to_core(flat.clone(), torch)
+    return core.as_strided(base, tuple(x.shape), tuple(x.stride()), x.storage_offset())
 
 
 def _leaves(x, out):
