@@ -23,13 +23,17 @@ encoded as the strings "NaN", "Infinity" and "-Infinity" (which `load_tensor` re
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 
 import numpy as np
 
-from .errors import CliError
+from ..errors import CliError
+from . import npyfile
+from .literal import LiteralError, parse_literal
+from .npyfile import atomic_output
 
 
 def c_order(a):
@@ -174,6 +178,8 @@ def _load_file(path, key, arg):
         if head == NPY_MAGIC:
             if key is not None:
                 raise CliError(arg, f"{path} is a .npy file; ':{key}' only applies to .npz archives")
+            if os.fstat(f.fileno()).st_size >= npyfile.MMAP_MIN_BYTES:
+                return c_order(open_npy(path, arg=arg, f=f))
             return _read_npy(f, arg, path)
         if head[:4] == ZIP_MAGIC:
             return _read_npz(f, key, arg, path)
@@ -274,22 +280,53 @@ def _np_to_core_dtype(npd, arg, where):
     return native
 
 
-def _read_npy(f, arg, where):
-    """Read one .npy array from a stream: header first, size checked, then exactly the data."""
-    from numpy.lib import format as npf
+def _header(f, arg, where):
     try:
-        version = npf.read_magic(f)
-        shape, fortran, npd = (npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0)(f)
+        shape, fortran, npd, offset = npyfile.read_header(f)
     except (ValueError, OSError, EOFError) as e:
         raise CliError(arg, f"{where}: invalid .npy header ({_first_line(e)})") from None
     native = _np_to_core_dtype(npd, arg, where)
-    _check_size(shape, native, arg, where)
     count = 1
     for s in shape:
         count *= int(s)
+    return shape, fortran, npd, native, offset, count
+
+
+def open_npy(path, *, arg, f=None, check=True):
+    """A .npy file as a read-only memory map (nothing read but the header); the file must hold
+    the bytes its header promises. `check` applies the allocation limit (the tensor may be
+    materialised by an op); streaming services pass check=False (they never hold it whole)."""
+    with contextlib.ExitStack() as stack:
+        if f is None:
+            try:
+                f = stack.enter_context(open(path, "rb"))
+            except OSError as e:
+                raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
+        f.seek(0)
+        shape, fortran, npd, native, offset, count = _header(f, arg, path)
+        if check:
+            _check_size(shape, native, arg, path)
+        size = os.fstat(f.fileno()).st_size
     nbytes = count * npd.itemsize
-    buf = bytearray(nbytes)
-    got = _readinto(f, buf)
+    if size - offset < nbytes:
+        raise CliError(arg, f"{path}: truncated .npy data: expected {nbytes} bytes for shape "
+                            f"{list(shape)} {npd}, found {max(0, size - offset)}")
+    arr = npyfile.map_npy(path, shape, fortran, npd, offset).view(np.ndarray)
+    return arr.astype(native) if native != npd else arr
+
+
+def _read_npy(f, arg, where, *, member=False):
+    """Read one .npy array from a stream: header first, size checked, then exactly the data into
+    one buffer (for an .npz member, grown as bytes are really decompressed)."""
+    shape, fortran, npd, native, offset, count = _header(f, arg, where)
+    _check_size(shape, native, arg, where)
+    nbytes = count * npd.itemsize
+    if member:
+        buf = npyfile.read_member(f, nbytes, _alloc_limit())
+        got = len(buf)
+    else:
+        buf = bytearray(nbytes)
+        got = _readinto(f, buf)
     if got < nbytes:
         raise CliError(arg, f"{where}: truncated .npy data: expected {nbytes} bytes for shape "
                             f"{list(shape)} {npd}, found {got}")
@@ -337,7 +374,7 @@ def _read_npz(f, key, arg, where):
         label = f"{where}:{key}"
         try:
             with z.open(members[key]) as m:
-                return _read_npy(m, arg, label)
+                return _read_npy(m, arg, label, member=True)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
             raise CliError(arg, f"{label}: corrupt archive member ({_first_line(e)})") from None
 
@@ -382,11 +419,8 @@ def _json_tensor(text, arg, *, source):
         raise CliError(arg, f"{where}JSON nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as e:
-        snippet = text.strip()
-        snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
-        what = "not .npy, .npz or valid JSON" if source == "stdin" else "invalid JSON"
-        raise CliError(arg, f"{where}{what}: {e.msg} at line {e.lineno} column {e.colno} in {snippet!r}") from None
+    except json.JSONDecodeError:
+        data = _python_literal(text, arg, where, source)
     except RecursionError:
         raise CliError(arg, f"{where}JSON nested too deeply") from None
     dtype = shape = None
@@ -429,6 +463,20 @@ def _json_tensor(text, arg, *, source):
                 raise CliError(arg, f"{where}\"shape\" {list(shape)} does not match the data's shape {list(t.shape)}")
             t = t.reshape(shape)
     return t
+
+
+def _python_literal(text, arg, where, source):
+    """Python literal syntax (`[0., .5]`, `[True, nan, -inf]`, tuples) when the text is not JSON."""
+    try:
+        return parse_literal(text.strip(), max_depth=MAX_JSON_DEPTH)
+    except LiteralError as e:
+        snippet = text.strip()
+        col = e.col
+        if len(snippet) > 40:   # show the text around the error
+            lo = max(0, col - 20)
+            snippet = ("..." if lo else "") + snippet[lo:lo + 37] + "..."
+        what = "not .npy, .npz, JSON or a Python literal" if source == "stdin" else "invalid JSON or Python literal"
+        raise CliError(arg, f"{where}{what}: {e.msg} at column {col} in {snippet!r}") from None
 
 
 def _strings_to_floats(x, arg, where):
@@ -542,22 +590,23 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         out.flush()
         return "stdout (.npz)" if multi else "stdout (.npy)"
     low = path.lower()
+    if not low.endswith((".npy", ".npz", ".json")):
+        ext = os.path.splitext(path)[1] or "(none)"
+        raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
+    if low.endswith(".npy") and multi:
+        raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
     try:
-        if low.endswith(".npy"):
-            if multi:
-                raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
-            with open(path, "wb") as f:
-                np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
-        elif low.endswith(".npz"):
-            with open(path, "wb") as f:
-                _write_npz(f, items)
-        elif low.endswith(".json"):
-            text = dumps(result_json(result))
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-        else:
-            ext = os.path.splitext(path)[1] or "(none)"
-            raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
+        with atomic_output(path) as tmp:
+            if low.endswith(".npy"):
+                with open(tmp, "wb") as f:
+                    np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
+            elif low.endswith(".npz"):
+                with open(tmp, "wb") as f:
+                    _write_npz(f, items)
+            else:
+                text = dumps(result_json(result))
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
     except OSError as e:
         raise CliError(arg, f"cannot write {path}: {e.strerror or e}") from None
     return path

@@ -1,0 +1,76 @@
+""".npy files without loading them: memory-mapped inputs, budgeted .npz members, atomic outputs.
+
+* `open_npy(path)` maps a .npy file read-only (np.load(mmap_mode='r') semantics, header checked by
+  us first: no pickles, supported dtypes, file long enough for its header's shape).
+* `read_member(stream, nbytes_limit)` reads an .npz member's data growing ONE buffer as bytes are
+  actually decompressed, so a member whose header or zip entry lies about its size costs at most
+  what it really holds (and never more than the allocation limit).
+* `atomic_output(path)` yields a temporary path in the same directory, renamed over `path` only
+  when the block succeeds; on any failure the temporary file is removed and `path` is untouched.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+import numpy as np
+
+MMAP_MIN_BYTES = 64 * 1024 * 1024   # .npy files from this size on are mapped rather than read
+CHUNK = 16 * 1024 * 1024
+
+
+def read_header(f):
+    """(shape, fortran_order, dtype, data_offset) of a .npy stream positioned at 0 (offset None
+    for streams without tell(), e.g. stdin)."""
+    from numpy.lib import format as npf
+    version = npf.read_magic(f)
+    reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+    shape, fortran, dtype = reader(f)
+    tell = getattr(f, "tell", None)
+    return tuple(int(s) for s in shape), bool(fortran), dtype, tell() if tell else None
+
+
+def map_npy(path, shape, fortran, dtype, offset, mode="r"):
+    """The array of a .npy file as a memory map (C or Fortran order as stored); 0-size safe."""
+    count = 1
+    for s in shape:
+        count *= s
+    if count == 0:
+        return np.empty(shape, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode=mode, offset=offset, shape=shape,
+                     order="F" if fortran else "C")
+
+
+def read_member(stream, nbytes, limit):
+    """Exactly `nbytes` of data from a decompressing stream into one bytearray, grown as bytes
+    arrive; stops early (returning what it got) when the stream ends, raises MemoryError past
+    `limit`. The caller compares len() with nbytes to report truncation."""
+    if nbytes > limit:
+        raise MemoryError(nbytes)
+    buf = bytearray()
+    while len(buf) < nbytes:
+        chunk = stream.read(min(CHUNK, nbytes - len(buf)))
+        if not chunk:
+            break
+        buf += chunk
+    return buf
+
+
+@contextlib.contextmanager
+def atomic_output(path):
+    """Yield a temporary path next to `path`; rename it to `path` when the block succeeds, delete
+    it otherwise (KeyboardInterrupt and MemoryError included), so `-o` never leaves a partial file."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part", dir=d)
+    os.close(fd)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)   # mkstemp's 0600 would otherwise survive the rename
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
