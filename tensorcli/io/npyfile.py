@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import tempfile
 
@@ -40,6 +41,34 @@ def map_npy(path, shape, fortran, dtype, offset, mode="r"):
         return np.empty(shape, dtype=dtype)
     return np.memmap(path, dtype=dtype, mode=mode, offset=offset, shape=shape,
                      order="F" if fortran else "C")
+
+
+def _mmap_of(a):
+    """(the mmap.mmap behind an array of map_npy, the array's data address) or (None, None)."""
+    base = a
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None:
+        return None, None
+    start = base.ctypes.data - base.offset % mmap.ALLOCATIONGRANULARITY
+    return mm, start
+
+
+def release(a, lo, hi):
+    """Drop the pages of bytes [lo, hi) of the memory-mapped array `a` (offsets from a's first byte)
+    from this process (madvise DONTNEED; read-only shared pages stay in the page cache), so a
+    sequential pass over a map does not pile the file up in RSS. No-op for other arrays."""
+    mm, start = _mmap_of(a)
+    if mm is None or hi <= lo or not hasattr(mm, "madvise"):
+        return
+    page = mmap.PAGESIZE
+    rel_lo = a.ctypes.data - start + lo
+    rel_hi = min(a.ctypes.data - start + hi, len(mm))
+    first = rel_lo - rel_lo % page
+    if rel_hi > first:
+        with contextlib.suppress(OSError, ValueError):
+            mm.madvise(mmap.MADV_DONTNEED, first, rel_hi - first)
 
 
 def read_member(stream, nbytes, limit):
