@@ -31,18 +31,17 @@ class LiteralError(ValueError):
 
 
 def _tokens(text):
-    pos, out = 0, []
-    n = len(text)
+    """(kind, text, column) tokens, lazily, so that an error is the first one in reading order."""
+    pos, n = 0, len(text)
     while pos < n:
         m = _TOKEN.match(text, pos)
         if m is None:
             raise LiteralError(f"unexpected character {text[pos]!r}", pos + 1)
-        kind = m.lastgroup
-        if kind != "ws":
-            out.append((kind, m.group(), pos + 1))
+        if m.lastgroup != "ws":
+            yield m.lastgroup, m.group(), pos + 1
         pos = m.end()
-    out.append(("end", "", n + 1))
-    return out
+    while True:
+        yield "end", "", n + 1
 
 
 def _number(tok, col):
@@ -56,14 +55,17 @@ def _number(tok, col):
 
 class _Parser:
     def __init__(self, text, max_depth):
-        self.toks, self.i, self.max_depth = _tokens(text), 0, max_depth
+        self.toks, self.max_depth = _tokens(text), max_depth
+        self.next = None
 
     def peek(self):
-        return self.toks[self.i]
+        if self.next is None:
+            self.next = next(self.toks)
+        return self.next
 
     def take(self):
-        t = self.toks[self.i]
-        self.i += 1
+        t = self.peek()
+        self.next = None
         return t
 
     def value(self, depth):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.npyfile import release
+
 CHUNK = 1 << 22   # elements per block (16 MiB of float32)
 
 
@@ -77,6 +79,7 @@ def stats(t, *, progress=None) -> dict:
     acc = _Acc()
     for i in range(0, flat.size, CHUNK):
         acc.add(flat[i:i + CHUNK])
+        release(flat, i * flat.itemsize, min(i + CHUNK, flat.size) * flat.itemsize)   # memory maps only
         if progress is not None:
             progress(min(i + CHUNK, flat.size), flat.size)
     out["nan"], out["inf"] = acc.nan, acc.inf
