@@ -10,10 +10,11 @@ stdout, or None to return the result as an ndarray, for small results such as a 
 Each block is computed by core's own op (core.sum, core.gather, ...) on a slice of the input that
 keeps the op's dim whole, so results, dtypes and errors are the in-memory op's, bit for bit:
 blocks run along axis 0 when the op's dim is not 0, and along the output's axis 0 otherwise
-(the index rows for gather/index_select, axis 1 of the input for reductions over dim 0). The one
-exception is a reduction over dim 0 of a 1-d input larger than a block: partial sums in float64
-(int64 for integers) rounded once, i.e. the correctly rounded sum (see services/show.py for how
-that relates to torch's thread-dependent float32 sum).
+(the index rows for gather/index_select); reductions over dim 0 carry an accumulator across
+blocks of rows in NumPy's order. The one exception is a reduction over dim 0 of a long vector
+(one element per row) larger than a block: partial sums in float64 (int64 for integers) rounded
+once, i.e. the correctly rounded sum (see services/show.py for how that relates to torch's
+thread-dependent float32 sum).
 
 Memory: a block (`block_bytes`, default 64 MiB) of input and of output; input pages already read
 are dropped from the process (madvise DONTNEED: they stay in the page cache), and the output is
@@ -77,16 +78,13 @@ def _reduce_plan(x, op, dim, keepdim):
     d = _wrap(dim, x.ndim)
     probe = fn(_t(x[(slice(0, 1),) * x.ndim]), d, keepdim=keepdim)   # dtype (and core's errors)
     shape = _out_shape(x.shape, d, keepdim)
-    if d != 0:
+    if d != 0:   # blocks of rows: each block's reduction is the in-memory one for those rows
         row = x[0].nbytes
 
         def block(r0, r1):
             return fn(_t(x[r0:r1]), d)._data, (r0 * row, r1 * row)
         return _Plan(shape, probe._data.dtype, x.shape[0], row, block)
-    if x.ndim == 1:
-        return None                      # one long vector: _long_reduce
-    return _Plan(shape, probe._data.dtype, x.shape[1], x[:, 0].nbytes,
-                 lambda r0, r1: (fn(_t(x[:, r0:r1]), 0)._data, None))
+    return None                          # dim 0: _reduce0 accumulates row blocks
 
 
 def _gather_checks(x, d, idx):
@@ -142,35 +140,43 @@ def _move_plan(x, op, dim, args):
                  lambda r0, r1: (fn(_t(x[r0:r1]), d, index)._data, (r0 * row, r1 * row)))
 
 
-def _long_reduce(x, op, progress, block_elems):
-    """sum/mean/amax of a 1-d memory map in blocks: float64 (int64) partials, one rounding."""
-    probe = getattr(core, op)(_t(x[:1]), 0)
-    dt = probe._data.dtype
+def _reduce0(x, op, progress, block_bytes):
+    """sum/mean/amax over dim 0, accumulating blocks of rows (the result stays in memory: it is at
+    most the input over its first dim). NumPy (so core) adds the rows of a C-order array one after
+    the other for each output element; carrying the accumulator in front of each block keeps that
+    order exactly. When each row is ONE element (a long vector) NumPy sums pairwise instead: there
+    we sum float64 (int64) partials and round once (the correctly rounded sum)."""
+    fn = getattr(core, op)
+    dt = fn(_t(x[:1]), 0)._data.dtype      # the result dtype, and core's errors (mean of ints...)
     n = x.shape[0]
     if n == 0:
-        return getattr(core, op)(_t(x), 0)._data
+        return fn(_t(x), 0)._data
+    row = max(x[0].nbytes, 1)
+    rows = max(1, block_bytes // row)
+    vector = x[0].size == 1
+    steps = -(-n // rows)
+    if steps == 1:
+        return fn(_t(x), 0)._data           # fits in one block: the in-memory op itself
     acc = None
-    steps = max(1, -(-n // block_elems))
-    for k, i in enumerate(range(0, n, block_elems)):
-        b = x[i:i + block_elems]
+    for k, r0 in enumerate(range(0, n, rows)):
+        b = x[r0:r0 + rows]
         if op == "amax":
-            v = getattr(core, "amax")(_t(b), 0)._data
-            acc = v if acc is None else np.maximum(acc, v)   # propagates NaN, as amax
-        else:
-            wide = np.int64 if b.dtype.kind in "iub" else np.float64
-            v = b.sum(dtype=wide)
+            v = fn(_t(b), 0)._data
+            acc = v if acc is None else np.maximum(acc, v)           # NaN propagates, as amax
+        elif vector or dt.kind != "f":
+            wide = np.float64 if dt.kind == "f" else np.int64
+            v = b.sum(axis=0, dtype=wide)
             acc = v if acc is None else acc + v
-        npyfile.release(x, i * x.itemsize, (i + b.shape[0]) * x.itemsize)
+        else:
+            src = b if acc is None else np.concatenate([acc[None].astype(b.dtype, copy=False), b])
+            acc = np.add.reduce(src, axis=0, dtype=dt)
+        npyfile.release(x, r0 * row, (r0 + b.shape[0]) * row)
         if progress:
             progress(k + 1, steps)
-    if op == "amax":
-        return np.asarray(acc, dtype=dt)
-    if dt.kind == "f" and np.isnan(acc):
-        return np.asarray(acc, dtype=dt)
-    total = np.asarray(acc).astype(dt)
-    if op == "mean":
-        return np.asarray(total / np.asarray(n, dtype=dt), dtype=dt)
-    return total
+    acc = np.asarray(acc).astype(dt, copy=False)
+    if op == "mean":   # np.mean: the sum divided by the count in the result dtype
+        acc = np.true_divide(acc, np.intp(n), out=np.array(acc, dtype=dt), casting="unsafe")
+    return np.asarray(acc, dtype=dt)
 
 
 def _rows_per_block(plan, block_bytes):
@@ -223,8 +229,9 @@ def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, pro
     ndarray when `out` is None, else the path written ("-": stdout)."""
     x, p = plan(src, op, dim=dim, keepdim=keepdim, arg=arg, **args)
     if p is None:
-        res = _long_reduce(x, op, progress, max(1, block_bytes // max(x.itemsize, 1)))
-        res = res.reshape((1,) if keepdim else ())
+        d = _wrap(dim, x.ndim)
+        res = _reduce0(x, op, progress, block_bytes)
+        res = res.reshape(_out_shape(x.shape, d, keepdim))
         if out is None:
             return res
         return io.save_result(core.from_numpy(res), out)
