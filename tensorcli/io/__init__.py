@@ -2,13 +2,17 @@
 
 A tensor argument (`load_tensor(spec, arg=...)`) is one of:
 
-* a JSON literal: `'[[1,2,3],[4,5,6]]'`, `3`, `true`, `NaN`; the dtype is inferred as
+* a JSON literal: `'[[1,2,3],[4,5,6]]'`, `3`, `true`, `NaN`, or Python literal syntax as copied
+  from PyTorch code: `'[0., .5, 1e3]'`, `'[True, False]'`, `'[nan, inf, -inf]'`, `'((1,2),(3,4))'`
+  (io/literal.py: a tokenizer, never eval; errors name the column); the dtype is inferred as
   `core.tensor` infers it (ints -> int64, any float -> float32, bools -> bool). A JSON object
   `{"data": ..., "dtype": "int32", "shape": [...]}` is accepted too, and so is the whole
   `--json` output of a tensorcli command (its `"result"`), so JSON output can be piped back in.
   Non-finite floats may be written NaN / Infinity / -Infinity, bare or as strings.
 * a path to a `.json`, `.npy` or `.npz` file; `file.npz:key` picks an array (without a key the
   archive must hold exactly one). Files with other names are recognised by their content.
+  A .npy of 64 MiB or more (npyfile.MMAP_MIN_BYTES) is memory-mapped read-only, not read
+  (`open_npy`); an .npz member is read into one buffer grown as bytes are really decompressed.
 * `-` (or `-:key` for an .npz) for stdin, recognised by content: .npy bytes (b"\\x93NUMPY"),
   .npz (b"PK\\x03\\x04") or JSON text. At most one argument per command may read stdin.
 
@@ -17,7 +21,9 @@ checked against `core.creation.check_alloc` before any array is allocated; JSON 
 bounded in size (TENSORCLI_MAX_JSON_BYTES, default 16 MiB) and nesting (32 levels).
 
 Results go out with `save_result(result, path)`: `.npy`, `.npz` or `.json` by extension, or
-`-` for .npy bytes on stdout (an .npz when the op returns several tensors). `result_json`
+`-` for .npy bytes on stdout (an .npz when the op returns several tensors). Files are written
+to a temporary file in the same directory and renamed at the end (`atomic_output`), so a failed
+or interrupted command never leaves a partial `-o` file. `result_json`
 gives the `{"shape", "dtype", "data"}` object used by `--json`; NaN and infinities are
 encoded as the strings "NaN", "Infinity" and "-Infinity" (which `load_tensor` reads back).
 """
@@ -574,19 +580,23 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         if stdout_is_terminal():
             raise CliError(arg, "refusing to write binary .npy data to a terminal; redirect it "
                                 "(-o - > out.npy) or pipe it (-o - | tensorcli show -)")
-        buf = io.BytesIO()
-        if multi:
-            _write_npz(buf, items)
-        else:
-            np.lib.format.write_array(buf, c_order(items[0][1]), allow_pickle=False)
-        sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
         if out is None:
             raise CliError(arg, "stdout does not accept binary data")
-        view = memoryview(buf.getvalue())
-        while view:  # a raw (unbuffered, python -u) stdout may accept part of a large write
-            n = out.write(view)
-            view = view[len(view) if n is None else n:]
+        sys.stdout.flush()
+        if multi:
+            buf = io.BytesIO()
+            _write_npz(buf, items)
+            write_all(out, memoryview(buf.getvalue()))
+        else:   # header, then the array's own bytes in slices: no second copy of a large result
+            a = c_order(items[0][1])
+            header = io.BytesIO()
+            npyfile.write_header(header, a.dtype, a.shape)
+            write_all(out, memoryview(header.getvalue()))
+            flat = a.reshape(-1)
+            step = max(1, (16 << 20) // max(a.itemsize, 1))
+            for i in range(0, flat.size, step):
+                write_all(out, memoryview(np.ascontiguousarray(flat[i:i + step])).cast("B"))
         out.flush()
         return "stdout (.npz)" if multi else "stdout (.npy)"
     low = path.lower()
@@ -610,6 +620,13 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
     except OSError as e:
         raise CliError(arg, f"cannot write {path}: {e.strerror or e}") from None
     return path
+
+
+def write_all(out, view):
+    """Write a memoryview fully: a raw (unbuffered, python -u) stdout may accept part of a write."""
+    while view:
+        n = out.write(view)
+        view = view[len(view) if n is None else n:]
 
 
 def _write_npz(f, items):

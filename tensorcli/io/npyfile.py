@@ -16,6 +16,7 @@ import os
 import tempfile
 
 import numpy as np
+from numpy.lib import format as npf
 
 MMAP_MIN_BYTES = 64 * 1024 * 1024   # .npy files from this size on are mapped rather than read
 CHUNK = 16 * 1024 * 1024
@@ -24,12 +25,21 @@ CHUNK = 16 * 1024 * 1024
 def read_header(f):
     """(shape, fortran_order, dtype, data_offset) of a .npy stream positioned at 0 (offset None
     for streams without tell(), e.g. stdin)."""
-    from numpy.lib import format as npf
     version = npf.read_magic(f)
     reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
     shape, fortran, dtype = reader(f)
     tell = getattr(f, "tell", None)
     return tuple(int(s) for s in shape), bool(fortran), dtype, tell() if tell else None
+
+
+def write_header(f, dtype, shape):
+    """The .npy header np.save writes for a C-order array (version 1.0 unless it does not fit)."""
+    header = {"descr": npf.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+              "shape": tuple(int(s) for s in shape)}
+    try:
+        npf.write_array_header_1_0(f, header)
+    except ValueError:
+        npf.write_array_header_2_0(f, header)
 
 
 def map_npy(path, shape, fortran, dtype, offset, mode="r"):

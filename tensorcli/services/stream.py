@@ -26,6 +26,7 @@ has lasted over a second); this module never prints.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -199,14 +200,9 @@ def _blocks(plan, x, block_bytes, progress):
 
 
 def _write(plan, chunks, f):
-    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(plan.dtype)), "fortran_order": False,
-              "shape": tuple(int(s) for s in plan.shape)}
-    try:   # the header np.save writes: version 1.0 unless it does not fit
-        np.lib.format.write_array_header_1_0(f, header)
-    except ValueError:
-        np.lib.format.write_array_header_2_0(f, header)
+    npyfile.write_header(f, plan.dtype, plan.shape)
     for c in chunks:
-        f.write(memoryview(c).cast("B") if c.size else b"")
+        io.write_all(f, memoryview(c.reshape(-1)).cast("B"))
 
 
 def plan(src, op, *, dim=0, keepdim=False, arg="INPUT", **args):
@@ -255,3 +251,15 @@ def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, pro
     except OSError as e:
         raise CliError("--out", f"cannot write {out}: {e.strerror or e}") from None
     return out
+
+
+def streamable(op, input_spec, out, *, min_bytes=None) -> bool:
+    """Whether an op command should stream rather than load: the op streams, INPUT is a .npy path
+    of at least `min_bytes` (default npyfile.MMAP_MIN_BYTES) and the result goes to `-o FILE.npy`
+    or `-o -` (the caller also checks that --json/--explain are off). The hook for run_op."""
+    if op not in OPS or out is None or not (out == "-" or str(out).lower().endswith(".npy")):
+        return False
+    spec = str(input_spec)
+    if not spec.lower().endswith(".npy") or not os.path.isfile(spec):
+        return False
+    return os.path.getsize(spec) >= (npyfile.MMAP_MIN_BYTES if min_bytes is None else min_bytes)
