@@ -243,3 +243,17 @@ def test_show_counts_nan_inf_across_chunks(torch, monkeypatch):
     finite = t[torch.isfinite(t)]
     assert (s["nan"], s["inf"]) == (torch.isnan(t).sum().item(), torch.isinf(t).sum().item())
     assert s["mean"] == torch.mean(finite).item() and s["std"] == pytest.approx(torch.std(finite).item(), rel=1e-6)
+
+
+def test_show_progress_and_streamable(saved, monkeypatch):
+    monkeypatch.setattr(show, "CHUNK", 4)
+    calls = []
+    show.stats(core.from_numpy(np.arange(10, dtype=np.float32)), progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(4, 10), (8, 10), (10, 10)]
+    p = saved(np.zeros((4, 4), np.float32))
+    assert stream.streamable("gather", p, "o.npy", min_bytes=0) and stream.streamable("sum", p, "-", min_bytes=0)
+    assert not stream.streamable("gather", p, "o.npy")                  # small: loaded as before
+    assert not stream.streamable("gather", p, None, min_bytes=0)        # printed, not streamed
+    assert not stream.streamable("gather", p, "o.json", min_bytes=0)
+    assert not stream.streamable("cumsum", p, "o.npy", min_bytes=0)
+    assert not stream.streamable("gather", "[[1]]", "o.npy", min_bytes=0)

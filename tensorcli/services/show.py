@@ -42,24 +42,22 @@ class _Acc:
         self.nan = self.inf = 0
 
     def add(self, b):
-        if b.dtype.kind == "f":
-            nan = np.isnan(b)
-            inf = np.isinf(b)
+        if b.dtype.kind == "f" and not np.isfinite(np.add.reduce(b, dtype=np.float64)):
+            nan = np.isnan(b)    # slow path only for blocks holding NaN/Inf (a finite float64
+            inf = np.isinf(b)    # sum of float32/float16 values means there are none)
             self.nan += int(np.count_nonzero(nan))
             self.inf += int(np.count_nonzero(inf))
-            if self.nan or self.inf:
-                bad = nan | inf
-                if bad.any():
-                    b = b[~bad]
+            b = b[~(nan | inf)]
         if b.size == 0:
             return
         lo, hi = b.min(), b.max()
         self.lo = lo if self.lo is None else min(self.lo, lo)
         self.hi = hi if self.hi is None else max(self.hi, hi)
         f = b.astype(np.float64)
-        s = float(f.sum())
+        s = float(np.add.reduce(f))
         m = s / f.size
-        m2 = float(np.square(f - m).sum())
+        f -= m
+        m2 = float(np.dot(f, f))
         n = self.n + f.size
         delta = m - self.mean
         self.mean += delta * f.size / n
