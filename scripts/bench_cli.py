@@ -11,7 +11,15 @@ PYTHONDONTWRITEBYTECODE (this machine sets it, which would recompile core on eve
 __pycache__ exists, as it does for any installed package, and the timed runs unset it too.
 
 Targets (tensorcli / baseline): `gather` <= 1.3x, `--help` <= 1.5x, `ops` <= 1.3x; exit status 1
-when one is missed. `run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
+when one is missed.
+
+    python scripts/bench_cli.py --big        # files larger than memory: 200 MB and 2 GB inputs
+
+`--big` generates float32 .npy files of (rows, 256) in a temporary directory (deleted after; needs
+2.5x the largest size free) and times, one process each, with peak RSS (os.wait4's ru_maxrss):
+`tensorcli show FILE`, and the streaming service (services/stream.py: sum over dim 1, gather along
+dim 1 with a (rows, 2) index, -o to a .npy) against a plain NumPy script doing the same work
+(np.load, compute, np.save). Targets: peak RSS <= 1.1x output + 256 MB, time <= 1.3x NumPy. `run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
 """
 from __future__ import annotations
 
@@ -90,11 +98,99 @@ def run(runs: int = 15):
     return [("process: " + name + " vs torch", statistics.median(t[name]), statistics.median(t[torch_name]))]
 
 
+BIG_SIZES = {"200 MB": 200 * 2**20, "2 GB": 2 * 2**30}
+COLS = 256
+STREAM_CODE = """
+import sys, numpy as np, core
+from tensorcli.services import stream
+op, path, out = sys.argv[1:4]
+if op == "sum":
+    stream.run("sum", path, out, dim=1)
+else:
+    n = np.load(path, mmap_mode="r").shape[0]
+    idx = np.stack([np.arange(n) % {cols}, (np.arange(n) * 7) % {cols}], 1)
+    stream.run("gather", path, out, dim=1, index=core.from_numpy(idx))
+""".format(cols=COLS)
+NUMPY_CODE = """
+import sys, numpy as np
+op, path, out = sys.argv[1:4]
+x = np.load(path)
+if op == "show":
+    f = x[np.isfinite(x)]
+    print(f.min(), f.max(), f.mean(), f.std(ddof=1), np.isnan(x).sum(), np.isinf(x).sum())
+elif op == "sum":
+    np.save(out, x.sum(axis=1))
+else:
+    idx = np.stack([np.arange(len(x)) % {cols}, (np.arange(len(x)) * 7) % {cols}], 1)
+    np.save(out, np.take_along_axis(x, idx, 1))
+""".format(cols=COLS)
+
+
+def _rss_run(cmd, env):
+    """(seconds, peak RSS bytes) of one child process."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cmd[:3]} failed: {err[-500:]}")
+    return dt, usage.ru_maxrss * 1024
+
+
+def _make_npy(path, nbytes):
+    import numpy as np
+    rows = nbytes // (4 * COLS)
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(rows, COLS))
+    base = np.random.default_rng(0).standard_normal((1 << 14, COLS), dtype=np.float32)
+    for r in range(0, rows, base.shape[0]):
+        k = min(base.shape[0], rows - r)
+        out[r:r + k] = base[:k] * np.float32(1 + r / rows)
+    out.flush()
+    return rows
+
+
+def big(sizes=None) -> int:
+    """Print the big-file table; exit status 1 when a target is missed."""
+    import tempfile
+    env = dict(environment(), PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+               OPENBLAS_NUM_THREADS="1")
+    cli, missed = tensorcli_path(), 0
+    print(f"{'input':8} {'work':8} {'tensorcli s':>11} {'NumPy s':>8} {'ratio':>6} {'RSS MB':>8} "
+          f"{'NumPy RSS':>9} {'output MB':>9}  target")
+    for label, nbytes in (sizes or BIG_SIZES).items():
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as d:
+            if shutil.disk_usage(d).free < 2.5 * nbytes:
+                print(f"{label}: skipped (less than {2.5 * nbytes / 2**30:.1f} GB free)")
+                continue
+            src, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+            # in a child: a process's peak RSS is inherited by the children it forks (Linux keeps
+            # the high-water mark across exec), so this process must stay small
+            gen = subprocess.run([sys.executable, "-c", f"import bench_cli; print(bench_cli._make_npy({src!r}, {nbytes}))"],
+                                 capture_output=True, text=True, check=True,
+                                 env=dict(env, PYTHONPATH=os.path.dirname(os.path.abspath(__file__))))
+            rows = int(gen.stdout)
+            for work, out_bytes in (("show", 0), ("sum", rows * 4), ("gather", rows * 8)):
+                ours = [cli, "show", src] if work == "show" else [sys.executable, "-c", STREAM_CODE, work, src, out]
+                t, rss = _rss_run(ours, env)
+                tn, rssn = _rss_run([sys.executable, "-c", NUMPY_CODE, work, src, out], env)
+                ok = rss <= 1.1 * out_bytes + 256 * 2**20 and t <= 1.3 * tn
+                missed += not ok
+                print(f"{label:8} {work:8} {t:11.2f} {tn:8.2f} {t / tn:6.2f} {rss / 2**20:8.0f} "
+                      f"{rssn / 2**20:9.0f} {out_bytes / 2**20:9.1f}  {'ok' if ok else 'MISSED'}")
+    return 1 if missed else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--torch", action="store_true", help="also time python -c 'import torch; ...'")
+    ap.add_argument("--big", action="store_true", help="files larger than memory (200 MB and 2 GB inputs)")
     args = ap.parse_args(argv)
+    if args.big:
+        return big()
     t = measure(args.runs, with_torch=args.torch)
     base = statistics.median(t[BASELINE])
     print(f"median of {args.runs} runs (whole process, output to a pipe, bytecode cached):")

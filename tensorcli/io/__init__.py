@@ -2,13 +2,17 @@
 
 A tensor argument (`load_tensor(spec, arg=...)`) is one of:
 
-* a JSON literal: `'[[1,2,3],[4,5,6]]'`, `3`, `true`, `NaN`; the dtype is inferred as
+* a JSON literal: `'[[1,2,3],[4,5,6]]'`, `3`, `true`, `NaN`, or Python literal syntax as copied
+  from PyTorch code: `'[0., .5, 1e3]'`, `'[True, False]'`, `'[nan, inf, -inf]'`, `'((1,2),(3,4))'`
+  (io/literal.py: a tokenizer, never eval; errors name the column); the dtype is inferred as
   `core.tensor` infers it (ints -> int64, any float -> float32, bools -> bool). A JSON object
   `{"data": ..., "dtype": "int32", "shape": [...]}` is accepted too, and so is the whole
   `--json` output of a tensorcli command (its `"result"`), so JSON output can be piped back in.
   Non-finite floats may be written NaN / Infinity / -Infinity, bare or as strings.
 * a path to a `.json`, `.npy` or `.npz` file; `file.npz:key` picks an array (without a key the
   archive must hold exactly one). Files with other names are recognised by their content.
+  A .npy of 64 MiB or more (npyfile.MMAP_MIN_BYTES) is memory-mapped read-only, not read
+  (`open_npy`); an .npz member is read into one buffer grown as bytes are really decompressed.
 * `-` (or `-:key` for an .npz) for stdin, recognised by content: .npy bytes (b"\\x93NUMPY"),
   .npz (b"PK\\x03\\x04") or JSON text. At most one argument per command may read stdin.
 
@@ -17,19 +21,25 @@ checked against `core.creation.check_alloc` before any array is allocated; JSON 
 bounded in size (TENSORCLI_MAX_JSON_BYTES, default 16 MiB) and nesting (32 levels).
 
 Results go out with `save_result(result, path)`: `.npy`, `.npz` or `.json` by extension, or
-`-` for .npy bytes on stdout (an .npz when the op returns several tensors). `result_json`
+`-` for .npy bytes on stdout (an .npz when the op returns several tensors). Files are written
+to a temporary file in the same directory and renamed at the end (`atomic_output`), so a failed
+or interrupted command never leaves a partial `-o` file. `result_json`
 gives the `{"shape", "dtype", "data"}` object used by `--json`; NaN and infinities are
 encoded as the strings "NaN", "Infinity" and "-Infinity" (which `load_tensor` reads back).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 
 import numpy as np
 
-from .errors import CliError
+from ..errors import CliError
+from . import npyfile
+from .literal import LiteralError, parse_literal
+from .npyfile import atomic_output
 
 
 def c_order(a):
@@ -174,6 +184,8 @@ def _load_file(path, key, arg):
         if head == NPY_MAGIC:
             if key is not None:
                 raise CliError(arg, f"{path} is a .npy file; ':{key}' only applies to .npz archives")
+            if os.fstat(f.fileno()).st_size >= npyfile.MMAP_MIN_BYTES:
+                return c_order(open_npy(path, arg=arg, f=f))
             return _read_npy(f, arg, path)
         if head[:4] == ZIP_MAGIC:
             return _read_npz(f, key, arg, path)
@@ -274,22 +286,53 @@ def _np_to_core_dtype(npd, arg, where):
     return native
 
 
-def _read_npy(f, arg, where):
-    """Read one .npy array from a stream: header first, size checked, then exactly the data."""
-    from numpy.lib import format as npf
+def _header(f, arg, where):
     try:
-        version = npf.read_magic(f)
-        shape, fortran, npd = (npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0)(f)
+        shape, fortran, npd, offset = npyfile.read_header(f)
     except (ValueError, OSError, EOFError) as e:
         raise CliError(arg, f"{where}: invalid .npy header ({_first_line(e)})") from None
     native = _np_to_core_dtype(npd, arg, where)
-    _check_size(shape, native, arg, where)
     count = 1
     for s in shape:
         count *= int(s)
+    return shape, fortran, npd, native, offset, count
+
+
+def open_npy(path, *, arg, f=None, check=True):
+    """A .npy file as a read-only memory map (nothing read but the header); the file must hold
+    the bytes its header promises. `check` applies the allocation limit (the tensor may be
+    materialised by an op); streaming services pass check=False (they never hold it whole)."""
+    with contextlib.ExitStack() as stack:
+        if f is None:
+            try:
+                f = stack.enter_context(open(path, "rb"))
+            except OSError as e:
+                raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
+        f.seek(0)
+        shape, fortran, npd, native, offset, count = _header(f, arg, path)
+        if check:
+            _check_size(shape, native, arg, path)
+        size = os.fstat(f.fileno()).st_size
     nbytes = count * npd.itemsize
-    buf = bytearray(nbytes)
-    got = _readinto(f, buf)
+    if size - offset < nbytes:
+        raise CliError(arg, f"{path}: truncated .npy data: expected {nbytes} bytes for shape "
+                            f"{list(shape)} {npd}, found {max(0, size - offset)}")
+    arr = npyfile.map_npy(path, shape, fortran, npd, offset).view(np.ndarray)
+    return arr.astype(native) if native != npd else arr
+
+
+def _read_npy(f, arg, where, *, member=False):
+    """Read one .npy array from a stream: header first, size checked, then exactly the data into
+    one buffer (for an .npz member, grown as bytes are really decompressed)."""
+    shape, fortran, npd, native, offset, count = _header(f, arg, where)
+    _check_size(shape, native, arg, where)
+    nbytes = count * npd.itemsize
+    if member:
+        buf = npyfile.read_member(f, nbytes, _alloc_limit())
+        got = len(buf)
+    else:
+        buf = bytearray(nbytes)
+        got = _readinto(f, buf)
     if got < nbytes:
         raise CliError(arg, f"{where}: truncated .npy data: expected {nbytes} bytes for shape "
                             f"{list(shape)} {npd}, found {got}")
@@ -337,7 +380,7 @@ def _read_npz(f, key, arg, where):
         label = f"{where}:{key}"
         try:
             with z.open(members[key]) as m:
-                return _read_npy(m, arg, label)
+                return _read_npy(m, arg, label, member=True)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
             raise CliError(arg, f"{label}: corrupt archive member ({_first_line(e)})") from None
 
@@ -382,11 +425,8 @@ def _json_tensor(text, arg, *, source):
         raise CliError(arg, f"{where}JSON nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as e:
-        snippet = text.strip()
-        snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
-        what = "not .npy, .npz or valid JSON" if source == "stdin" else "invalid JSON"
-        raise CliError(arg, f"{where}{what}: {e.msg} at line {e.lineno} column {e.colno} in {snippet!r}") from None
+    except json.JSONDecodeError:
+        data = _python_literal(text, arg, where, source)
     except RecursionError:
         raise CliError(arg, f"{where}JSON nested too deeply") from None
     dtype = shape = None
@@ -429,6 +469,20 @@ def _json_tensor(text, arg, *, source):
                 raise CliError(arg, f"{where}\"shape\" {list(shape)} does not match the data's shape {list(t.shape)}")
             t = t.reshape(shape)
     return t
+
+
+def _python_literal(text, arg, where, source):
+    """Python literal syntax (`[0., .5]`, `[True, nan, -inf]`, tuples) when the text is not JSON."""
+    try:
+        return parse_literal(text.strip(), max_depth=MAX_JSON_DEPTH)
+    except LiteralError as e:
+        snippet = text.strip()
+        col = e.col
+        if len(snippet) > 40:   # show the text around the error
+            lo = max(0, col - 20)
+            snippet = ("..." if lo else "") + snippet[lo:lo + 37] + "..."
+        what = "not .npy, .npz, JSON or a Python literal" if source == "stdin" else "invalid JSON or Python literal"
+        raise CliError(arg, f"{where}{what}: {e.msg} at column {col} in {snippet!r}") from None
 
 
 def _strings_to_floats(x, arg, where):
@@ -526,41 +580,53 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         if stdout_is_terminal():
             raise CliError(arg, "refusing to write binary .npy data to a terminal; redirect it "
                                 "(-o - > out.npy) or pipe it (-o - | tensorcli show -)")
-        buf = io.BytesIO()
-        if multi:
-            _write_npz(buf, items)
-        else:
-            np.lib.format.write_array(buf, c_order(items[0][1]), allow_pickle=False)
-        sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
         if out is None:
             raise CliError(arg, "stdout does not accept binary data")
-        view = memoryview(buf.getvalue())
-        while view:  # a raw (unbuffered, python -u) stdout may accept part of a large write
-            n = out.write(view)
-            view = view[len(view) if n is None else n:]
+        sys.stdout.flush()
+        if multi:
+            buf = io.BytesIO()
+            _write_npz(buf, items)
+            write_all(out, memoryview(buf.getvalue()))
+        else:   # header, then the array's own bytes in slices: no second copy of a large result
+            a = c_order(items[0][1])
+            header = io.BytesIO()
+            npyfile.write_header(header, a.dtype, a.shape)
+            write_all(out, memoryview(header.getvalue()))
+            flat = a.reshape(-1)
+            step = max(1, (16 << 20) // max(a.itemsize, 1))
+            for i in range(0, flat.size, step):
+                write_all(out, memoryview(np.ascontiguousarray(flat[i:i + step])).cast("B"))
         out.flush()
         return "stdout (.npz)" if multi else "stdout (.npy)"
     low = path.lower()
+    if not low.endswith((".npy", ".npz", ".json")):
+        ext = os.path.splitext(path)[1] or "(none)"
+        raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
+    if low.endswith(".npy") and multi:
+        raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
     try:
-        if low.endswith(".npy"):
-            if multi:
-                raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
-            with open(path, "wb") as f:
-                np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
-        elif low.endswith(".npz"):
-            with open(path, "wb") as f:
-                _write_npz(f, items)
-        elif low.endswith(".json"):
-            text = dumps(result_json(result))
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-        else:
-            ext = os.path.splitext(path)[1] or "(none)"
-            raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
+        with atomic_output(path) as tmp:
+            if low.endswith(".npy"):
+                with open(tmp, "wb") as f:
+                    np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
+            elif low.endswith(".npz"):
+                with open(tmp, "wb") as f:
+                    _write_npz(f, items)
+            else:
+                text = dumps(result_json(result))
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
     except OSError as e:
         raise CliError(arg, f"cannot write {path}: {e.strerror or e}") from None
     return path
+
+
+def write_all(out, view):
+    """Write a memoryview fully: a raw (unbuffered, python -u) stdout may accept part of a write."""
+    while view:
+        n = out.write(view)
+        view = view[len(view) if n is None else n:]
 
 
 def _write_npz(f, items):

@@ -1,0 +1,265 @@
+"""Ops over .npy files larger than memory: a memory-mapped input, the output written block by block.
+
+`run(op, src, out, dim=..., **args)` streams one op from the .npy file `src` to `out` (a .npy
+path, written through io.atomic_output so a failure leaves nothing, or "-" for .npy bytes on
+stdout, or None to return the result as an ndarray, for small results such as a reduction):
+
+* reductions over one dim (`sum`, `mean`, `amax`, keepdim or not);
+* movement along one dim (`gather` with an index tensor, `index_select`, `narrow`, `flip`).
+
+Each block is computed by core's own op (core.sum, core.gather, ...) on a slice of the input that
+keeps the op's dim whole, so results, dtypes and errors are the in-memory op's, bit for bit:
+blocks run along axis 0 when the op's dim is not 0, and along the output's axis 0 otherwise
+(the index rows for gather/index_select); reductions over dim 0 carry an accumulator across
+blocks of rows in NumPy's order. The one exception is a reduction over dim 0 of a long vector
+(one element per row) larger than a block: partial sums in float64 (int64 for integers) rounded
+once, i.e. the correctly rounded sum (see services/show.py for how that relates to torch's
+thread-dependent float32 sum).
+
+Memory: a block (`block_bytes`, default 64 MiB) of input and of output; input pages already read
+are dropped from the process (madvise DONTNEED: they stay in the page cache), and the output is
+written sequentially, so peak RSS does not grow with the file.
+
+Progress: `progress(done, total)` is called after each block (units: blocks). tensorcli.render
+owns the bar (Rich, on stderr, shown only when stderr is a terminal, not --quiet, and the work
+has lasted over a second); this module never prints.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+import core
+
+from .. import io
+from ..errors import CliError
+from ..io import npyfile
+
+BLOCK_BYTES = 64 * 1024 * 1024
+REDUCTIONS = ("sum", "mean", "amax")
+MOVEMENTS = ("gather", "index_select", "narrow", "flip")
+OPS = REDUCTIONS + MOVEMENTS
+
+
+def _t(a):
+    return core.from_numpy(np.ascontiguousarray(a))
+
+
+def _wrap(dim, ndim, arg="--dim"):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise CliError(arg, f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+class _Plan:
+    """An op as: output shape and dtype, its number of rows (blocks split the rows), the input
+    bytes per row, and `block(r0, r1)` -> (the rows' values in C order, the input byte range
+    consumed, or None for random access)."""
+
+    def __init__(self, shape, dtype, rows, row_bytes, block):
+        self.shape, self.dtype, self.rows, self.row_bytes, self.block = shape, dtype, rows, row_bytes, block
+
+
+def _out_shape(shape, d, keepdim):
+    shape = list(shape)
+    if keepdim:
+        shape[d] = 1
+    else:
+        del shape[d]
+    return tuple(shape)
+
+
+def _reduce_plan(x, op, dim, keepdim):
+    """Reductions keep the reduced dim whole in every block; keepdim only changes the header
+    (the bytes of (1, m) and (m,) are the same)."""
+    fn = getattr(core, op)
+    d = _wrap(dim, x.ndim)
+    probe = fn(_t(x[(slice(0, 1),) * x.ndim]), d, keepdim=keepdim)   # dtype (and core's errors)
+    shape = _out_shape(x.shape, d, keepdim)
+    if d != 0:   # blocks of rows: each block's reduction is the in-memory one for those rows
+        row = x[0].nbytes
+
+        def block(r0, r1):
+            return fn(_t(x[r0:r1]), d)._data, (r0 * row, r1 * row)
+        return _Plan(shape, probe._data.dtype, x.shape[0], row, block)
+    return None                          # dim 0: _reduce0 accumulates row blocks
+
+
+def _gather_checks(x, d, idx):
+    """core.gather's shape checks on the whole shapes (blocks would report block shapes)."""
+    if idx.size and x.ndim and idx.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(min(x.ndim, idx.ndim)):
+        if k != d and idx.shape[k] > x.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no "
+                               f"larger than self {list(x.shape)} apart from dimension {d}")
+
+
+def _move_plan(x, op, dim, args):
+    d = _wrap(dim, x.ndim)
+    row = x[0].nbytes if x.ndim else x.nbytes
+    if op == "narrow":
+        start, length = int(args["start"]), int(args["length"])
+        stub = core.from_numpy(np.broadcast_to(np.zeros((), x.dtype), x.shape))   # shape only, no data
+        shape = tuple(core.narrow(stub, d, start, length).shape)                   # core's checks and errors
+        if d == 0:
+            s0 = start % x.shape[0] if start < 0 else start
+            return _Plan(shape, x.dtype, shape[0], row,
+                         lambda r0, r1: (x[s0 + r0:s0 + r1], ((s0 + r0) * row, (s0 + r1) * row)))
+        return _Plan(shape, x.dtype, shape[0], row,
+                     lambda r0, r1: (core.narrow(_t(x[r0:r1]), d, start, length)._data, (r0 * row, r1 * row)))
+    if op == "flip":
+        n = x.shape[0]
+        if d == 0:
+            return _Plan(x.shape, x.dtype, n, row,
+                         lambda r0, r1: (x[n - r1:n - r0][::-1], ((n - r1) * row, (n - r0) * row)))
+        return _Plan(x.shape, x.dtype, n, row,
+                     lambda r0, r1: (core.flip(_t(x[r0:r1]), d)._data, (r0 * row, r1 * row)))
+    index = args["index"]
+    idx = index._data if hasattr(index, "_data") else np.asarray(index)
+    fn = getattr(core, op)
+    full = core.from_numpy(x)            # a memory map: core's gather/index_select read only what they index
+    if op == "gather":
+        _gather_checks(x, d, idx)
+        shape = idx.shape
+        if d == 0:
+            return _Plan(shape, x.dtype, shape[0], None,
+                         lambda r0, r1: (fn(full, 0, _t(idx[r0:r1]))._data, None))
+        return _Plan(shape, x.dtype, shape[0], row,
+                     lambda r0, r1: (fn(_t(x[r0:r1]), d, _t(idx[r0:r1]))._data, (r0 * row, r1 * row)))
+    fn(_t(x[(slice(0, 1),) * x.ndim]), d, _t(idx[:0] if idx.ndim else idx))   # index checks: core's errors
+    shape = list(x.shape)
+    shape[d] = idx.size
+    vec = idx.reshape(-1)
+    if d == 0:
+        return _Plan(tuple(shape), x.dtype, vec.size, None,
+                     lambda r0, r1: (fn(full, 0, _t(vec[r0:r1]))._data, None))
+    return _Plan(tuple(shape), x.dtype, x.shape[0], row,
+                 lambda r0, r1: (fn(_t(x[r0:r1]), d, index)._data, (r0 * row, r1 * row)))
+
+
+def _reduce0(x, op, progress, block_bytes):
+    """sum/mean/amax over dim 0, accumulating blocks of rows (the result stays in memory: it is at
+    most the input over its first dim). NumPy (so core) adds the rows of a C-order array one after
+    the other for each output element; carrying the accumulator in front of each block keeps that
+    order exactly. When each row is ONE element (a long vector) NumPy sums pairwise instead: there
+    we sum float64 (int64) partials and round once (the correctly rounded sum)."""
+    fn = getattr(core, op)
+    dt = fn(_t(x[:1]), 0)._data.dtype      # the result dtype, and core's errors (mean of ints...)
+    n = x.shape[0]
+    if n == 0:
+        return fn(_t(x), 0)._data
+    row = max(x[0].nbytes, 1)
+    rows = max(1, block_bytes // row)
+    vector = x[0].size == 1
+    steps = -(-n // rows)
+    if steps == 1:
+        return fn(_t(x), 0)._data           # fits in one block: the in-memory op itself
+    acc = None
+    for k, r0 in enumerate(range(0, n, rows)):
+        b = x[r0:r0 + rows]
+        if op == "amax":
+            v = fn(_t(b), 0)._data
+            acc = v if acc is None else np.maximum(acc, v)           # NaN propagates, as amax
+        elif vector or dt.kind != "f":
+            wide = np.float64 if dt.kind == "f" else np.int64
+            v = b.sum(axis=0, dtype=wide)
+            acc = v if acc is None else acc + v
+        else:
+            src = b if acc is None else np.concatenate([acc[None].astype(b.dtype, copy=False), b])
+            acc = np.add.reduce(src, axis=0, dtype=dt)
+        npyfile.release(x, r0 * row, (r0 + b.shape[0]) * row)
+        if progress:
+            progress(k + 1, steps)
+    acc = np.asarray(acc).astype(dt, copy=False)
+    if op == "mean":   # np.mean: the sum divided by the count in the result dtype
+        acc = np.true_divide(acc, np.intp(n), out=np.array(acc, dtype=dt), casting="unsafe")
+    return np.asarray(acc, dtype=dt)
+
+
+def _rows_per_block(plan, block_bytes):
+    out_row = int(np.prod(plan.shape[1:], dtype=np.int64)) * np.dtype(plan.dtype).itemsize if plan.shape else 1
+    per_row = max(out_row, plan.row_bytes or 0, 1)
+    return max(1, block_bytes // per_row)
+
+
+def _blocks(plan, x, block_bytes, progress):
+    """Yield the output's blocks in order, dropping consumed input pages."""
+    rows = _rows_per_block(plan, block_bytes)
+    steps = max(1, -(-plan.rows // rows))
+    for k, r0 in enumerate(range(0, plan.rows, rows)):
+        vals, used = plan.block(r0, min(r0 + rows, plan.rows))
+        yield np.ascontiguousarray(vals, dtype=plan.dtype)
+        if used is not None:
+            npyfile.release(x, *used)
+        if progress:
+            progress(k + 1, steps)
+
+
+def _write(plan, chunks, f):
+    npyfile.write_header(f, plan.dtype, plan.shape)
+    for c in chunks:
+        io.write_all(f, memoryview(c.reshape(-1)).cast("B"))
+
+
+def plan(src, op, *, dim=0, keepdim=False, arg="INPUT", **args):
+    """(memory-mapped input, _Plan or None for a long 1-d reduction); CliError/RuntimeError as core."""
+    if op not in OPS:
+        raise CliError(arg, f"{op} does not stream (streaming ops: {', '.join(OPS)})")
+    x = io.open_npy(src, arg=arg, check=False)
+    if x.ndim == 0:
+        raise CliError(arg, f"{src} holds a 0-d tensor: nothing to stream")
+    if not x.flags.c_contiguous:
+        raise CliError(arg, f"{src}: a Fortran-order .npy does not stream; save it in C order")
+    if op in REDUCTIONS:
+        return x, _reduce_plan(x, op, dim, keepdim)
+    return x, _move_plan(x, op, dim, args)
+
+
+def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, progress=None, arg="INPUT",
+        **args):
+    """Stream `op` over the .npy file `src` (see the module docstring). Returns the result as an
+    ndarray when `out` is None, else the path written ("-": stdout)."""
+    x, p = plan(src, op, dim=dim, keepdim=keepdim, arg=arg, **args)
+    if p is None:
+        d = _wrap(dim, x.ndim)
+        res = _reduce0(x, op, progress, block_bytes)
+        res = res.reshape(_out_shape(x.shape, d, keepdim))
+        if out is None:
+            return res
+        return io.save_result(core.from_numpy(res), out)
+    if out is None:
+        parts = list(_blocks(p, x, block_bytes, progress))
+        res = np.concatenate([c.reshape(-1) for c in parts]) if parts else np.empty(0, p.dtype)
+        return res.reshape(p.shape)
+    if out == "-":
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None or io.stdout_is_terminal():
+            raise CliError("--out", "refusing to write binary .npy data to a terminal; redirect or pipe it")
+        sys.stdout.flush()
+        _write(p, _blocks(p, x, block_bytes, progress), stream)
+        stream.flush()
+        return out
+    if not out.lower().endswith(".npy"):
+        raise CliError("--out", f"streamed results are written as .npy (got {out})")
+    try:
+        with io.atomic_output(out) as tmp, open(tmp, "wb") as f:
+            _write(p, _blocks(p, x, block_bytes, progress), f)
+    except OSError as e:
+        raise CliError("--out", f"cannot write {out}: {e.strerror or e}") from None
+    return out
+
+
+def streamable(op, input_spec, out, *, min_bytes=None) -> bool:
+    """Whether an op command should stream rather than load: the op streams, INPUT is a .npy path
+    of at least `min_bytes` (default npyfile.MMAP_MIN_BYTES) and the result goes to `-o FILE.npy`
+    or `-o -` (the caller also checks that --json/--explain are off). The hook for run_op."""
+    if op not in OPS or out is None or not (out == "-" or str(out).lower().endswith(".npy")):
+        return False
+    spec = str(input_spec)
+    if not spec.lower().endswith(".npy") or not os.path.isfile(spec):
+        return False
+    return os.path.getsize(spec) >= (npyfile.MMAP_MIN_BYTES if min_bytes is None else min_bytes)
