@@ -27,7 +27,7 @@ def _param(path):
 
 
 def test_programs_found():
-    assert 6 <= len(PROGRAMS) <= 10
+    assert 15 <= len(PROGRAMS) <= 30
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in PROGRAMS])
