@@ -104,17 +104,30 @@ __all__ = sorted(set(_FUNCTIONS) | {
 })
 
 
+# torch's submodules that core also has (tests/test_programs.py checks each one against torch)
+_TORCH_SUBMODULES = (
+    "accelerator", "autograd", "autograd.function", "autograd.functional", "autograd.grad_mode", "autograd.graph",
+    "autograd.profiler", "backends", "backends.cpu", "backends.cuda", "backends.cudnn", "backends.mkldnn",
+    "backends.mps", "backends.openmp", "cuda", "distributions", "distributions.bernoulli",
+    "distributions.categorical", "distributions.constraints", "distributions.dirichlet", "distributions.distribution",
+    "distributions.exponential", "distributions.kl", "distributions.multivariate_normal", "distributions.normal",
+    "distributions.uniform", "distributions.utils", "functional", "nn", "nn.functional", "nn.init", "nn.modules",
+    "nn.modules.activation", "nn.modules.batchnorm", "nn.modules.conv", "nn.modules.dropout", "nn.modules.flatten",
+    "nn.modules.fold", "nn.modules.instancenorm", "nn.modules.lazy", "nn.modules.linear", "nn.modules.loss",
+    "nn.modules.normalization", "nn.modules.pooling", "nn.modules.rnn", "nn.modules.sparse",
+    "nn.modules.transformer", "nn.modules.utils", "nn.parameter", "nn.utils", "nn.utils.clip_grad",
+    "nn.utils.convert_parameters", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
+    "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer", "optim.radam", "optim.rmsprop",
+    "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data", "utils.data.dataloader",
+    "utils.data.dataset", "utils.data.sampler", "linalg", "special")
+# torch's module name -> core's, where they differ
+_TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
+
+
 def alias_as_torch():
     """Register core under the module names `torch`, `torch.nn`, ... so unchanged PyTorch
     snippets (`from torch.autograd import Function`) run on core. For scripts and tests only."""
     _sys.modules["torch"] = _sys.modules[__name__]
-    for sub in ("autograd", "autograd.grad_mode", "autograd.function", "nn", "nn.functional", "nn.init",
-                "nn.modules", "nn.parameter", "optim", "optim.optimizer", "optim.lr_scheduler", "cuda", "backends",
-                "backends.cudnn", "backends.mps", "backends.cuda", "backends.cpu", "backends.mkldnn", "accelerator",
-                "utils", "utils.data", "utils.data.dataset", "utils.data.sampler", "utils.data.dataloader",
-                "autograd.functional", "autograd.profiler", "profiler", "distributions", "distributions.constraints",
-                "distributions.kl", "distributions.utils", "functional", "linalg", "special"):
-        try:
-            _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{sub}")
-        except ImportError:
-            pass
+    pairs = [(sub, sub) for sub in _TORCH_SUBMODULES] + list(_TORCH_RENAMED.items())
+    for sub, ours in pairs:
+        _sys.modules["torch." + sub] = _importlib.import_module(f"{__name__}.{ours}")

@@ -12,6 +12,7 @@ from .ops.registry import export
 from .tensor import Size, Tensor
 from .random import Generator, default_generator  # noqa: F401  (torch.Generator; core/__init__ imports it here)
 from ._rng_math import _two_sum, fma64 as _fma64
+from .device import CPU as _CPU, check_device, check_factory_device
 from ._alloc import (_FACTORY_RG_MSG, _MAX_ALLOC, _check_alloc, _dense, _is_int, _parse_size,  # noqa: F401
                      _set_requires_grad, check_alloc, get_allocation_limit, set_allocation_limit)
 
@@ -207,9 +208,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    if device is not None:
-        from .device import check_device as _check_device
-        _check_device(device)
+    check_factory_device(device, alloc=False)
     t = Tensor._make(_array_from_data(data, dtype))
     if requires_grad:
         if t._data.dtype.kind != "f":
@@ -220,16 +219,21 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 @export
 def as_tensor(data, dtype=None, device=None):
+    """torch.as_tensor: shares memory with a tensor or NumPy array of the same dtype, else copies."""
     if isinstance(data, Tensor):
+        if device is not None:
+            check_device(device)
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or _dt.as_dtype(dtype).np == data.dtype):
+        check_factory_device(device, alloc=False)
         return from_numpy(data)
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 @export
 def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
-    t = as_tensor(obj, dtype=dtype)
+    """torch.asarray: as_tensor, copied when copy=True."""
+    t = as_tensor(obj, dtype=dtype, device=device)
     if copy:
         t = t.clone()
     if requires_grad:
@@ -252,7 +256,8 @@ def from_numpy(ndarray):
 _FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-def _factory(size, dtype, default, requires_grad, fill, fn="zeros"):
+def _factory(size, dtype, default, requires_grad, fill, fn="zeros", device=None):
+    check_factory_device(device)
     shape = _parse_size(size, fn)
     dt = _dt.as_dtype(dtype) if dtype is not None else default
     _check_alloc(shape, dt)
@@ -268,18 +273,18 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     shape = _parse_size(size, "zeros")
     if any(d < 0 for d in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _factory((shape,), dtype, _dt.get_default_dtype(), requires_grad, np.zeros)
+    return _factory((shape,), dtype, _dt.get_default_dtype(), requires_grad, np.zeros, device=device)
 
 
 @export
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Tensor of ones (default float dtype)."""
-    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones, "ones")
+    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones, "ones", device)
 
 
 @export
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros, "empty")
+    return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros, "empty", device)
 
 
 @export
@@ -289,7 +294,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     fill_value = _fill_scalar(fill_value, "full")
     default = _dt.scalar_dtype(fill_value)
-    return _factory((size,), dtype, default, requires_grad, lambda s, d: _fill(s, fill_value, d), "full")
+    return _factory((size,), dtype, default, requires_grad, lambda s, d: _fill(s, fill_value, d), "full",
+                    device)
 
 
 def _fill_scalar(v, fn):
@@ -306,10 +312,13 @@ def _fill(shape, value, npdt):
             else np.full(shape, np.int64(value)).astype(npdt)
 
 
-def _like(t, dtype, requires_grad, fill):
-    """A new tensor shaped like t; like PyTorch's preserve_format, a dense t's strides are kept."""
+def _like(t, dtype, requires_grad, fill, device=None):
+    """A new tensor shaped like t; like PyTorch's preserve_format, a dense t's strides are kept.
+    The default device does not apply (the result is on t's device unless `device=` is given)."""
+    if device is not None:
+        check_device(device, alloc="empty_strided")
     dt = _dt.as_dtype(dtype) if dtype is not None else t.dtype
-    r = _factory((t._data.shape,), dt, dt, requires_grad, fill)
+    r = _factory((t._data.shape,), dt, dt, requires_grad, fill, device=_CPU)
     src = t._data
     if not src.flags.c_contiguous and src.ndim > 1 and _dense(src):
         kept = np.empty_like(src, dtype=dt.np)   # order='K' copies src's layout
@@ -320,29 +329,30 @@ def _like(t, dtype, requires_grad, fill):
 
 @export
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.zeros)
+    return _like(input, dtype, requires_grad, np.zeros, device)
 
 
 @export
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.ones)
+    return _like(input, dtype, requires_grad, np.ones, device)
 
 
 @export
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.zeros)
+    return _like(input, dtype, requires_grad, np.zeros, device)
 
 
 @export
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Tensor shaped like input filled with fill_value, in input's dtype unless dtype is given."""
     fill_value = _fill_scalar(fill_value, "full_like")
-    return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d))
+    return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d), device)
 
 
 @export
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """torch.arange: int64 when start/end/step are all integers, else the default float."""
+    check_factory_device(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -422,6 +432,7 @@ def _linspace_np(start, end, steps, dt):
 @export
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """torch.linspace: bit-identical to PyTorch's CPU kernel (fused multiply-add from either end)."""
+    check_factory_device(device)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
@@ -437,7 +448,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 
 @export
-def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """torch.logspace: base ** linspace(start, end, steps)."""
+    check_factory_device(device)
     t = linspace(start, end, steps, dtype=_dt.float64)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     r = Tensor._make((base ** t._data).astype(dt.np))
@@ -446,6 +459,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
 
 @export
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_factory_device(device)
     if m is None:
         m = n
     if n < 0:

@@ -56,7 +56,7 @@ class device:
             self._type, self._index = type._type, type._index
             return
         if isinstance(type, int) and not isinstance(type, bool):
-            raise RuntimeError(_NO_ACCELERATOR)
+            raise RuntimeError("Device index must not be negative" if type < 0 else _NO_ACCELERATOR)
         if not isinstance(type, str):
             raise _bad_args(_typename(type))
         name, parsed = _parse(type)
@@ -135,7 +135,8 @@ def check_device(d, *, alloc=False):
     """Raise torch's error when `d` is not a device this CPU-only build holds tensors on.
 
     alloc=False is Tensor.to / Tensor.cuda / Module.to's error; alloc=True is a factory's
-    (`torch.zeros(2, device=d)`), which differs for backends without kernels."""
+    (`torch.zeros(2, device=d)`), which differs for backends without kernels; alloc="empty_strided"
+    names the allocating op (the *_like factories')."""
     if d is None:
         return
     t = as_device(d).type
@@ -153,11 +154,23 @@ def check_device(d, *, alloc=False):
                            "shouldn't ever convert to a DispatchKey.  File a bug describing what you were doing if "
                            "you think this is in error.")
     if (alloc or t == "lazy") and t in _BACKEND:
-        raise NotImplementedError(f"Could not run 'aten::empty.memory_format' with arguments from the "
+        op = alloc if isinstance(alloc, str) else "empty.memory_format"
+        raise NotImplementedError(f"Could not run 'aten::{op}' with arguments from the "
                                   f"'{_BACKEND[t]}' backend. This could be because the operator doesn't exist for "
                                   "this backend, or was omitted during the selective/custom build process (if using "
                                   "custom build).")
     raise RuntimeError(f"PyTorch is not linked with support for {t} devices")
+
+
+def check_factory_device(d, *, alloc=True):
+    """A factory's device check: an explicit `device=` or else the default device
+    (`set_default_device` / `with torch.device(...)`), raising what torch raises on allocation.
+    alloc=False for torch.tensor / as_tensor, whose error for kernel-less backends is Tensor.to's."""
+    if d is None:
+        d = _DEFAULT[0]
+        if d is None:
+            return
+    check_device(d, alloc=alloc)
 
 
 def set_default_device(d):

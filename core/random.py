@@ -10,18 +10,38 @@ import numpy as np
 
 from . import dtypes as _dt
 from .ops.registry import export
+from .device import as_device as _as_device
 from .tensor import Tensor, device as _device
 
 _N = 624
 _DEFAULT_SEED = 67280421310721          # c10::detail::default_rng_seed_val
 _STATE_BYTES = 5056                     # sizeof(at::CPUGeneratorImplState)
-_U32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
-_M53 = np.uint64((1 << 53) - 1)
 
 # byte offsets of CPUGeneratorImplStateLegacy / StateNew (x86-64 alignment)
 _OFF_SEED, _OFF_LEFT, _OFF_SEEDED, _OFF_NEXT, _OFF_STATE = 0, 8, 12, 16, 24
 _OFF_NORMAL_Y, _OFF_NORMAL_VALID, _OFF_FLOAT, _OFF_FLOAT_VALID = 5024, 5040, 5048, 5052
+
+
+_NO_GENERATOR = {
+    "cuda": ("Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared "
+             "libraries: a CPU library and a CUDA library; this error has occurred because you are trying to use "
+             "some CUDA functionality, but the CUDA library has not been loaded by the dynamic linker for some "
+             "reason.  The CUDA library MUST be loaded, EVEN IF you don't directly use any symbols from the CUDA "
+             "library! One common culprit is a lack of -Wl,--no-as-needed in your link arguments; many dynamic "
+             "linkers will delete dynamic library dependencies if you don't depend on any of their symbols.  You can "
+             "check if this has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+             "library."),
+    "xla": ("Cannot get XLA generator without torch_xla library. This error has occurred because you are trying to "
+            "use some XLA functionality, but the XLA library has not been loaded by the dynamic linker. You must "
+            "load xla libraries by `import torch_xla`"),
+    "xpu": "Cannot get XPU generator without ATen_xpu library.",
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "mtia": "Cannot execute getNewGenerator() without MTIA backend.",
+    "hip": "Backend doesn`t support getNewGenerator()",
+    "hpu": "Backend doesn`t support getNewGenerator()",
+    "privateuseone": "Please register PrivateUse1HooksInterface by `RegisterPrivateUse1HooksInterface` first.",
+}
 
 
 class Generator:
@@ -29,8 +49,9 @@ class Generator:
     (first draw in the high half), and the cached second Box-Muller value of normal_distribution."""
 
     def __init__(self, device="cpu"):
-        if str(device) != "cpu":
-            raise RuntimeError(f"core supports only CPU generators, got device {device!r}")
+        t = _as_device(device).type
+        if t != "cpu":
+            raise RuntimeError(_NO_GENERATOR.get(t, f"{t.upper()} device type not an accelerator."))
         self._bitgen = np.random.MT19937()
         self.manual_seed(_DEFAULT_SEED)
 
@@ -109,24 +130,11 @@ class Generator:
         self._normal_float = float(_get(buf, _OFF_FLOAT, np.float32)) if buf[_OFF_FLOAT_VALID] else None
         return self
 
-    @property
-    def _rng(self):
-        """TRANSITIONAL (nn/functional.py's dropout reads `default_generator._rng.random(shape)`):
-        uniform doubles from this generator's stream, so `u < 1 - p` is torch's bernoulli_(1 - p)
-        mask. Remove once dropout calls core.ops.random.bernoulli_mask."""
-        return _UniformDoubles(self)
-
     def __repr__(self):
         return f"<torch._C.Generator object at {id(self):#x}>"
 
 
-class _UniformDoubles:
-    def __init__(self, gen):
-        self._gen = gen
-
-    def random(self, shape):
-        n = int(np.prod(shape, dtype=np.int64))
-        return ((self._gen.words64(n) & _M53).astype(np.float64) * 2.0 ** -53).reshape(shape)
+Generator.__module__ = "torch._C"     # type(g) prints <class 'torch._C.Generator'>, as torch's
 
 
 def _put(buf, off, value):

@@ -10,9 +10,6 @@ import core
 import core.utils.data as cdata
 from tests.conftest import assert_same, same_error
 
-NOT_BIT_EXACT = pytest.mark.xfail(strict=False, reason="core's generator is not yet torch's mt19937 bit for bit "
-                                                       "(the rng branch); the draws are made in torch's order")
-
 
 def _same_tree(c, t):
     """Equal structure, and tensors equal in shape, dtype and values."""
@@ -148,14 +145,12 @@ def test_random_split_is_a_partition():
     assert sorted(list(parts[0]) + list(parts[1])) == list(range(10))
 
 
-@NOT_BIT_EXACT
 def test_random_split_order(torch):
     c, t = _both(torch, lambda m, d: [list(s) for s in d.random_split(range(10), [3, 7],
                                                                        generator=m.Generator().manual_seed(42))])
     assert c == t
 
 
-@NOT_BIT_EXACT
 def test_shuffle_order(torch):
     def run(m, d):
         m.manual_seed(0)
@@ -165,7 +160,6 @@ def test_shuffle_order(torch):
     assert c == t
 
 
-@NOT_BIT_EXACT
 def test_random_samplers_order(torch):
     def run(m, d):
         g = m.Generator().manual_seed(3)

@@ -8,9 +8,6 @@ import core
 import core.distributions as cD
 from tests.conftest import assert_same, same_error
 
-NOT_BIT_EXACT = pytest.mark.xfail(strict=False, reason="core's generator is not yet torch's mt19937 bit for bit "
-                                                       "(the rng branch); draws are made in torch's order")
-
 
 def _params(m, name):
     f64 = m.float64
@@ -131,7 +128,6 @@ def test_samples_in_support():
     assert abs(float(x.mean()) - 5.0) < 0.01
 
 
-@NOT_BIT_EXACT
 @pytest.mark.parametrize("name", ["normal", "uniform", "exponential", "bernoulli_probs", "categorical_probs",
                                   "mvn_cov"])
 def test_sample_values(torch, name):

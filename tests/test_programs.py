@@ -11,8 +11,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = sorted((ROOT / "tests" / "programs").glob("*.py"))
-RANDOM = {"seeded_training.py": "random init, randn data and shuffling: core's generator is not yet torch's "
-                                "mt19937 bit for bit (the rng branch)"}
 _RUN_CORE = "import core, runpy, sys; core.alias_as_torch(); sys.argv = [sys.argv[1]]; " \
             "runpy.run_path(sys.argv[0], run_name='__main__')"
 
@@ -25,12 +23,11 @@ def _run(args):
 
 
 def _param(path):
-    marks = [pytest.mark.xfail(strict=False, reason=RANDOM[path.name])] if path.name in RANDOM else []
-    return pytest.param(path, marks=marks, id=path.stem)
+    return pytest.param(path, id=path.stem)
 
 
 def test_programs_found():
-    assert 6 <= len(PROGRAMS) <= 10
+    assert 15 <= len(PROGRAMS) <= 30
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in PROGRAMS])
@@ -51,3 +48,19 @@ def test_torch_functional_reexports(torch):
     assert cfunc.einsum is core.einsum and "split" in cfunc.__all__
     with pytest.raises(AttributeError):
         cfunc.no_such_function  # noqa: B018
+
+
+def test_alias_as_torch_submodules(torch):
+    """Every module alias_as_torch registers is one torch has, under the same name."""
+    import importlib
+    import core
+    names = list(core._TORCH_SUBMODULES) + list(core._TORCH_RENAMED)
+    for name in names:
+        importlib.import_module("torch." + name)    # the real torch has it
+    code = ("import core, sys, importlib; core.alias_as_torch(); "
+            f"names = {names!r}; "
+            "assert all(sys.modules['torch.' + n].__name__.startswith('core') for n in names); "
+            "import torch.nn.utils, torch.utils.data, torch.random; "
+            "from torch.nn.modules.module import Module; "
+            "assert torch.nn.utils.clip_grad_norm_ and Module is core.nn.Module; print('ok')")
+    assert _run(["-c", code]) == ["ok"]

@@ -340,6 +340,24 @@ def test_functional_dropout_values_equal_torch(torch, p):
     run_both(torch, f, seed=21)
 
 
+@pytest.mark.parametrize("p", [0.1, 0.5, 1 / 3, 0.9])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dropout_masks_bit_for_bit(torch, p, dtype):
+    """dropout / dropout2d / nn.Dropout: `noise = empty_like(x).bernoulli_(1 - p).div_(1 - p)`, with
+    feature noise of shape (N, C, 1, 1); empty_like keeps a transposed input's strides."""
+    def f(m):
+        nn = m.nn if m is not core else cnn
+        dt = getattr(m, dtype)
+        out = []
+        for shape in [(5,), (3, 7), (17,), (40,), (2, 3, 4, 5)]:
+            out.append(nn.functional.dropout(m.randn(*shape, dtype=dt), p))
+        x = m.randn(2, 3, 4, 5, dtype=dt)
+        out += [nn.functional.dropout(x.transpose(1, 3), p), nn.functional.dropout2d(x, p),
+                nn.Dropout(p)(m.ones(4, 8, dtype=dt)), nn.functional.dropout(x.clone(), p, inplace=True)]
+        return out + [m.rand(3)]
+    run_both(torch, f, seed=3)
+
+
 def test_from_keyword_of_inplace_samplers(torch):
     run_both(torch, lambda m: [m.empty(3).uniform_(**{"from": 2, "to": 3}),
                                m.empty(3, dtype=m.int64).random_(**{"from": 2, "to": 9})])

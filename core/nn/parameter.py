@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..device import check_factory_device
 from ..tensor import Tensor
 
 
@@ -51,6 +52,7 @@ class UninitializedParameter(Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
+        check_factory_device(device)    # torch allocates torch.empty(0, device=device) here
         dt = (dtype or dtypes.get_default_dtype()).np
         return Parameter.__new__(cls, Tensor._make(np.zeros((0,), dtype=dt)), requires_grad)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._alloc import _check_alloc, _dense, _parse_size, _set_requires_grad
+from ..device import check_device, check_factory_device
 from ..random import gen_or_default
 from ..tensor import Tensor
 from . import random_kernels as K
@@ -278,6 +279,7 @@ def _float_factory(size, kw_size, dtype, fn, kernel):
 def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """torch.rand: empty(size).uniform_(0, 1)."""
+    check_factory_device(device)
     t = _float_factory(size_args, size, dtype, "rand", "check_uniform_bounds")
     return _finish(uniform_(t, 0.0, 1.0, generator=generator), requires_grad)
 
@@ -286,6 +288,7 @@ def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=Non
 def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """torch.randn: empty(size).normal_(0, 1)."""
+    check_factory_device(device)
     t = _float_factory(size_args, size, dtype, "randn", "normal_kernel_cpu")
     return _finish(normal_(t, 0.0, 1.0, generator=generator), requires_grad)
 
@@ -294,6 +297,7 @@ def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=No
 def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
             out=None, pin_memory=False, low=None, high=None):
     """torch.randint(high, size) / randint(low, high, size): empty(size, dtype=int64).random_(low, high)."""
+    check_factory_device(device)
     args = list(args)
     if size is None:
         if not args:
@@ -320,6 +324,7 @@ def _as_int(x):
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     """torch.randperm: Fisher-Yates with random() % (n - i), as randperm_cpu."""
+    check_factory_device(device)
     n = _as_int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -337,6 +342,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
               generator=None):
     """torch.rand_like: empty_like(input).uniform_(0, 1) (values in input's memory order)."""
+    if device is not None:
+        check_device(device, alloc="empty_strided")
     t = _empty_like(input, dtype)
     return _finish(uniform_(t, generator=generator), requires_grad)
 
@@ -345,6 +352,8 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None):
     """torch.randn_like: empty_like(input).normal_(0, 1)."""
+    if device is not None:
+        check_device(device, alloc="empty_strided")
     t = _empty_like(input, dtype)
     return _finish(normal_(t, generator=generator), requires_grad)
 
@@ -353,6 +362,8 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
     """torch.randint_like(input, high) / (input, low, high): empty_like(input).random_(low, high)."""
+    if device is not None:
+        check_device(device, alloc="empty_strided")
     if high is None:
         low, high = 0, low
     t = _empty_like(input, dtype)
@@ -366,6 +377,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     """torch.normal's four overloads: (float, float, size) = empty(size).normal_(mean, std);
     (Tensor, float) = normal_(0, std) + mean; (float, Tensor) and (Tensor, Tensor) =
     normal_(0, 1) * std + mean, in the output dtype."""
+    check_factory_device(device)
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not tm and not ts:
         if size is None:

@@ -34,22 +34,22 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != self.embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), dtype))
-            self.k_proj_weight = Parameter(_empty((embed_dim, self.kdim), dtype))
-            self.v_proj_weight = Parameter(_empty((embed_dim, self.vdim), dtype))
+            self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), dtype, device))
+            self.k_proj_weight = Parameter(_empty((embed_dim, self.kdim), dtype, device))
+            self.v_proj_weight = Parameter(_empty((embed_dim, self.vdim), dtype, device))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(_empty((3 * embed_dim, embed_dim), dtype))
+            self.in_proj_weight = Parameter(_empty((3 * embed_dim, embed_dim), dtype, device))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
         if bias:
-            self.in_proj_bias = Parameter(_empty((3 * embed_dim,), dtype))
+            self.in_proj_bias = Parameter(_empty((3 * embed_dim,), dtype, device))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(_empty((1, 1, embed_dim), dtype))
-            self.bias_v = Parameter(_empty((1, 1, embed_dim), dtype))
+            self.bias_k = Parameter(_empty((1, 1, embed_dim), dtype, device))
+            self.bias_v = Parameter(_empty((1, 1, embed_dim), dtype, device))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

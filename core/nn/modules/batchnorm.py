@@ -26,17 +26,17 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if self.affine:
-            self.weight = Parameter(_empty((num_features,), dtype))
+            self.weight = Parameter(_empty((num_features,), dtype, device))
             if bias:
-                self.bias = Parameter(_empty((num_features,), dtype))
+                self.bias = Parameter(_empty((num_features,), dtype, device))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", _creation.ones(num_features, dtype=dtype))
+            self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", _creation.ones(num_features, dtype=dtype, device=device))
             self.register_buffer("num_batches_tracked", _creation.tensor(0, dtype=dtypes.int64))
         else:
             self.register_buffer("running_mean", None)

@@ -43,9 +43,9 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
-        self.weight = Parameter(_empty(shape + kernel_size, dtype))
+        self.weight = Parameter(_empty(shape + kernel_size, dtype, device))
         if bias:
-            self.bias = Parameter(_empty((out_channels,), dtype))
+            self.bias = Parameter(_empty((out_channels,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -27,9 +27,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_empty((out_features, in_features), dtype))
+        self.weight = Parameter(_empty((out_features, in_features), dtype, device))
         if bias:
-            self.bias = Parameter(_empty((out_features,), dtype))
+            self.bias = Parameter(_empty((out_features,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

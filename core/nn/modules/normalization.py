@@ -19,9 +19,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype))
+            self.weight = Parameter(_empty(self.normalized_shape, dtype, device))
             if bias:
-                self.bias = Parameter(_empty(self.normalized_shape, dtype))
+                self.bias = Parameter(_empty(self.normalized_shape, dtype, device))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -52,9 +52,9 @@ class GroupNorm(Module):
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         if self.affine:
-            self.weight = Parameter(_empty((num_channels,), dtype))
+            self.weight = Parameter(_empty((num_channels,), dtype, device))
             if bias:
-                self.bias = Parameter(_empty((num_channels,), dtype))
+                self.bias = Parameter(_empty((num_channels,), dtype, device))
             else:
                 self.register_parameter("bias", None)
         else:

@@ -67,7 +67,7 @@ class RNNBase(Module):
                 names = []
                 for fmt, shape in shapes.items():
                     name = fmt.format(layer, "_reverse" if direction == 1 else "")
-                    setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype)))
+                    setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype, device=device)))
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -290,11 +290,11 @@ class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size), dtype=dtype))
-        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size), dtype=dtype, device=device))
+        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size), dtype=dtype, device=device))
         if bias:
-            self.bias_ih = Parameter(_creation.empty((num_chunks * hidden_size,), dtype=dtype))
-            self.bias_hh = Parameter(_creation.empty((num_chunks * hidden_size,), dtype=dtype))
+            self.bias_ih = Parameter(_creation.empty((num_chunks * hidden_size,), dtype=dtype, device=device))
+            self.bias_hh = Parameter(_creation.empty((num_chunks * hidden_size,), dtype=dtype, device=device))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)

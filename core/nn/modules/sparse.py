@@ -30,7 +30,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype), requires_grad=not _freeze)
+            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype, device), requires_grad=not _freeze)
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -93,7 +93,7 @@ class EmbeddingBag(Module):
                 padding_idx = self.num_embeddings + padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
-            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype))
+            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype, device))
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:

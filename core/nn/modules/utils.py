@@ -4,8 +4,9 @@ from __future__ import annotations
 from ... import creation as _creation
 
 
-def _empty(shape, dtype=None):
-    return _creation.zeros(*shape, dtype=dtype) if shape else _creation.zeros((), dtype=dtype)
+def _empty(shape, dtype=None, device=None):
+    """Parameter storage (zeros; reset_parameters fills it); `device=` checked as torch.empty's."""
+    return _creation.zeros(tuple(shape), dtype=dtype, device=device)
 
 
 def _pair(x):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from ... import creation as _creation
+from ..random import _empty_like, bernoulli_
 from ..registry import export, register
 from ._util import _make, _torch_name
 
@@ -19,13 +19,19 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input._data.size == 0:
         return input
-    dt = input._data.dtype
     if p == 1:
-        noise = _make(np.zeros((), dtype=dt))
+        noise = _make(np.zeros((), dtype=input._data.dtype))
     else:
-        keep = _creation.default_generator._rng.random(input._data.shape) < (1 - p)
-        noise = _make((keep.astype(dt) / dt.type(1 - p)).astype(dt, copy=False))
+        noise = _bernoulli_noise(_empty_like(input, None), p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _bernoulli_noise(noise, p):
+    """ATen's _dropout_impl: `noise.bernoulli_(1 - p); noise.div_(1 - p)` (the divisor in noise's dtype)."""
+    bernoulli_(noise, 1 - p)
+    dt = noise._data.dtype
+    noise._data = (noise._data / dt.type(1 - p)).astype(dt, copy=False)
+    return noise
 
 
 @export(name="dropout")
@@ -41,8 +47,7 @@ def _feature_noise(input, p):
     shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
     if p == 1:
         return _make(np.zeros(shape, dtype=dt))
-    keep = _creation.default_generator._rng.random(shape) < (1 - p)
-    return _make((keep.astype(dt) / dt.type(1 - p)).astype(dt, copy=False))
+    return _bernoulli_noise(_make(np.empty(shape, dtype=dt)), p)
 
 
 @register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},

@@ -1,0 +1,46 @@
+"""API that real programs reach for (issue #13's list): NumPy-style keywords, size=, meshgrid, cross,
+in-place functional forms, LazyLinear with normal_, AdaptiveAvgPool2d, RMSprop, BCE with logits."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2024)
+x = torch.randn(3, 4)
+print(x.sum(axis=0), x.mean(axis=1, keepdims=True), x.cumsum(axis=1)[:, -1])
+s = torch.randn(size=(), requires_grad=True)
+print(s, s.shape)
+a, b = torch.randn(3), torch.randn(3)
+print(torch.cross(a, b, dim=0))
+y = torch.tensor([0.0, 1.0, 2.0])
+torch.sin_(y)
+print(y)
+lazy = nn.LazyLinear(2)
+print(lazy)
+out = lazy(torch.ones(1, 5))
+print(lazy, lazy.weight.shape, out.shape)
+w = torch.empty(2, 3).normal_(0, 0.1)
+print(w)
+pool = nn.AdaptiveAvgPool2d((1, 1))
+print(pool(torch.arange(16.0).reshape(1, 1, 4, 4)))
+model = nn.Linear(4, 1)
+opt = torch.optim.RMSprop(model.parameters(), lr=0.01)
+target = torch.tensor([[1.0], [0.0], [1.0]])
+for i in range(3):
+    opt.zero_grad()
+    loss = F.binary_cross_entropy_with_logits(model(x), target)
+    loss.backward()
+    opt.step()
+    print(f"{loss.item():.5f}")
+emb = nn.Embedding(10, 3)
+print(emb(torch.tensor([[1, 2], [3, 9]])).shape, emb.weight[0])
+gru = nn.GRU(3, 4, bidirectional=True)
+o, h = gru(torch.randn(5, 2, 3))
+print(o.shape, h.shape, o[-1, 0])
+print(torch.accelerator.is_available(), torch.get_default_dtype())
+with torch.random.fork_rng():
+    print(torch.rand(2))
+print(torch.rand(2))
+state = torch.get_rng_state()
+r1 = torch.randn(3)
+torch.set_rng_state(state)
+print(torch.equal(r1, torch.randn(3)), torch.initial_seed())
