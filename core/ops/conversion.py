@@ -97,32 +97,31 @@ for _name, _dtype in (("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int
 
 
 def _factory_kwargs(self, dtype, device):
-    if device is not None:
-        check_device(device)
-    return dtype or self.dtype
+    """new_* follow self's device (CPU) unless given one; the factory checks it as torch's does."""
+    return {"dtype": dtype or self.dtype, "device": device if device is not None else "cpu"}
 
 
 @_methods.method("new_tensor")
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return tensor(data, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+    return tensor(data, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
 @_methods.method("new_zeros")
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return zeros(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+    return zeros(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
 @_methods.method("new_ones")
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return ones(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+    return ones(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
 @_methods.method("new_full")
 def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
-    return full(size, fill_value, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+    return full(size, fill_value, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
 @_methods.method("new_empty")
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return empty(*size, dtype=_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+    return empty(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
