@@ -72,6 +72,7 @@ class Explanation:
     extra: dict = field(default_factory=dict)       # extra JSON keys (collisions, untouched)
     limit: int = 0                                  # 0: keep every row
     total: int = 0                                  # rows there are (kept or not)
+    columns: bool = False                           # rows' lines are [out, rule, inputs read, value]
 
     def full(self):
         return bool(self.limit) and len(self.rows) >= self.limit
