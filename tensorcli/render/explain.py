@@ -71,8 +71,12 @@ def print_explanation(ex, *, max_rows=40, no_color=False, file=None):
 
 def backward_lines(bw, max_rows=40) -> list[str]:
     ops = ", ".join(bw["grad_ops"]) or "(no node: a leaf copy)"
-    out = [f"backward: torch records grad_fn={bw['grad_fn']}; the gradient is computed by {ops} "
-           f"({', '.join(bw['grad_computed_by'])})"]
+    if bw["grad_fn"] is None:
+        head = "backward: the result is the input itself (no grad_fn): the gradient passes through unchanged"
+    else:
+        head = (f"backward: torch records grad_fn={bw['grad_fn']}; the gradient is computed by {ops} "
+                f"({', '.join(bw['grad_computed_by'])})")
+    out = [head]
     rows = bw["rows"] if not max_rows else bw["rows"][:max_rows]
     out += table_lines([[line[1]] for _, line in rows])
     if bw["total"] > len(rows):

@@ -10,8 +10,8 @@ inputs), so the facts are what PyTorch's autograd computes; nothing here re-impl
   transposed Jacobian), and the value core's autograd gives for a grad_output (default ones), as
   torch computes it (the grad_fn torch records, and the nodes that compute the gradient).
 
-Data operands are explained through float64 leaves holding the same values (integer and boolean ones
-too, when the op accepts them); steering operands (index, mask, target, ...) stay as they are.
+Data operands are explained through leaves holding the same values (floating ones in their dtype;
+integer and boolean ones as float64, when the op accepts them); steering operands (index, mask, target, ...) stay as they are.
 Plain data only: no Typer, no Rich.
 """
 from __future__ import annotations
@@ -83,7 +83,11 @@ def label(call, name, k=None):
 
 
 def _leaf(t, convert_ints):
-    if t.is_floating_point() or t.is_complex() or convert_ints:
+    """A leaf with t's values: floating tensors keep their dtype (weights are what torch computes in
+    it), integer / boolean ones become float64."""
+    if t.is_floating_point() or t.is_complex():
+        return t.detach().requires_grad_(True)
+    if convert_ints:
         return t.detach().to(core.float64).requires_grad_(True)
     return None
 
@@ -133,8 +137,7 @@ def traced(call):
             continue
         if out is not None and out.requires_grad:
             return out, leaves
-    raise ValueError("the result does not depend differentiably on its data operands"
-                     + (f" ({err})" if err is not None and not isinstance(err, ValueError) else ""))
+    raise ValueError(f"{call.info.name}'s result has no gradient with respect to its data operands")
 
 
 def _positions(shape, at=None, limit=None):
@@ -239,4 +242,4 @@ def backward_rows(call, grad_output=None, *, max_rows=None):
                 break
             value = 0.0 if g is None else float(g._data[idx])
             rows.append(GradRow(n, [int(i) for i in idx], value, contrib[n].get(tuple(idx), [])))
-    return Backward(rows, out.grad_fn.name(), computed_by, total, np.asarray(go.detach()._data))
+    return Backward(rows, out.grad_fn.name() if out.grad_fn is not None else None, computed_by, total, np.asarray(go.detach()._data))

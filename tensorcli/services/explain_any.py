@@ -22,7 +22,10 @@ ARG_EXTREMES = {"argmax": "max", "argmin": "min"}
 def explain(call, result, *, at=None, max_rows=0) -> movement.Explanation:
     """The Explanation of one op call (movement rows, dependency rows or argmax/argmin rows)."""
     if call.info.kind:
-        return movement.explain(call, result, at=at, max_rows=max_rows)
+        big = sum(int(np.prod(o.shape, dtype=np.int64)) for o in movement._data_operands(call)[0])
+        if at is None or big <= movement.MAX_EXPLAIN_ELEMENTS:
+            return movement.explain(call, result, at=at, max_rows=max_rows)
+        # one element of a large movement op: autograd of that element only
     if call.info.name in ARG_EXTREMES:
         return _arg_extreme(call, result, at, max_rows)
     return _dependencies(call, result, at, max_rows)
@@ -55,17 +58,19 @@ def _dependencies(call, result, at, max_rows):
     try:
         rows, total = deps.forward_rows(call, result, at=at, max_rows=max_rows)
     except ValueError as e:
-        raise CliError("--explain", f"{info.name} is not differentiable in its data operands and has no "
-                                    f"element mapping to explain ({e})") from e
+        raise CliError("--explain", f"{e}, so there is no element mapping to explain") from e
     kind = kinds.kind_of(info, rows)
     ctx = {"shapes": {deps.label(call, n): tuple(v.shape) for n, v in call.values.items()
                       if isinstance(v, Tensor) and n not in deps.STEERING}}
     if kind == "extreme":
         ctx.update(_candidates(call))
-    if kind == "contraction":
-        ctx["structure"] = _structure(call, at, max_rows)
+    if kind == "contraction" and any(kinds.needs_structure(r) for r in rows):
+        ctx["structure"] = _structure(call, at, max_rows)   # a zero hides a partner: pair on generic inputs
     if kind == "contraction" and info.name == "einsum":
         ctx["contraction_note"] = _einsum_note(call)
+    elif kind == "contraction" and info.name.startswith("conv"):
+        ctx["contraction_note"] = ", ".join(f"{k} {_text(call.values.get(k, d))}" for k, d in
+                                            (("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1)))
     ex = movement.Explanation(info.name, kind, f"{_title(call)}: what each output element is computed from "
                                                f"({kind}, from core's autograd)", _KIND_RULE.get(kind),
                               limit=0, columns=True)
@@ -79,6 +84,7 @@ def _dependencies(call, result, at, max_rows):
 _KIND_RULE = {
     "elementwise": "out[...] = f(each operand at the same position; size-1 and missing dims broadcast)",
     "sum": "out[...] = the sum of the input elements listed",
+    "copy": "out[...] = the input element it is copied from (summed where several land)",
     "mean": "out[...] = (sum of the elements listed) / their count",
     "extreme": "out[...] = the winning element (ties: the first index, as torch)",
     "contraction": "out[...] = Σ a·b over the contracted positions",
@@ -106,6 +112,10 @@ def _structure(call, at, max_rows):
     for r in rows:
         r.values_of = values_of
     return {tuple(r.out): r for r in rows}
+
+
+def _text(v):
+    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
 
 
 def _einsum_note(call):

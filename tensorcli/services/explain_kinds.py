@@ -52,8 +52,10 @@ def joined(items, sep=" + "):
 
 
 def kind_of(info, rows) -> str:
-    """'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm' | 'jacobian'."""
+    """'copy' (movement) | 'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm' | 'jacobian'."""
     name = info.name
+    if info.kind:
+        return "copy"
     if name in EXTREMES:
         return "extreme"
     if name in CONTRACTIONS:
@@ -108,7 +110,7 @@ def rule(kind, info, row, ctx) -> str:
     lhs = "out" + cells(row.out)
     if not row.sources:
         return f"{lhs} = {g(row.value)}  (a constant: no input element changes it)"
-    fn = {"elementwise": _elementwise, "sum": _sum, "mean": _mean, "extreme": _extreme,
+    fn = {"elementwise": _elementwise, "sum": _sum, "copy": _sum, "mean": _mean, "extreme": _extreme,
           "contraction": _contraction, "softmax": _softmax, "norm": _norm}.get(kind, _jacobian)
     return fn(info, row, ctx, lhs)
 
@@ -134,7 +136,7 @@ def _mean(info, row, ctx, lhs):
     if not all(math.isclose(s.weight, w) for s in row.sources) or w == 0:
         return _jacobian(info, row, ctx, lhs)
     n = 1 / w
-    n_text = g(round(n)) if abs(n - round(n)) < 1e-9 else g(n)
+    n_text = g(round(n)) if abs(n - round(n)) < 1e-4 * max(1.0, n) else g(n)
     terms = joined(s.ref() for s in row.sources)
     nums = joined(g(s.value) for s in row.sources)
     return f"{lhs} = ({terms}) / {n_text} = ({nums}) / {n_text} = {g(row.value)}  (divisor {n_text})"
@@ -167,10 +169,13 @@ def pairs(row, structure=None):
     actual = {(s.input, tuple(s.index)): s for s in row.sources}
     vals = ctx_values(row, structure)
     bs = [s for s in ref.sources if s.input == b_name]
+    free = {}                                   # (value, weight) -> unused b positions, in order
+    for i, b in enumerate(bs):
+        free.setdefault((b.value, b.weight), []).append(i)
     used, out = set(), []
     for a in (s for s in ref.sources if s.input == a_name):
-        k = next((i for i, b in enumerate(bs) if i not in used and math.isclose(b.value, a.weight, rel_tol=1e-9)
-                  and math.isclose(b.weight, a.value, rel_tol=1e-9)), None)
+        cands = free.get((a.weight, a.value))
+        k = cands.pop(0) if cands else None
         if k is not None:
             used.add(k)
         out.append((_actual(a, actual, vals), _actual(bs[k], actual, vals) if k is not None else None))
@@ -191,6 +196,18 @@ def _actual(s, actual, vals):
     from .dependencies import Source
     value = vals(s.input, s.index) if vals is not None else float("nan")
     return Source(s.input, s.index, 0.0, value)
+
+
+def needs_structure(row):
+    """Pairing on the actual values is unsafe: a partner is hidden by a zero or values repeat."""
+    p = pairs(row)
+    if p is None or p[1] or any(b is None for _, b in p[0]):
+        return True
+    for name in {s.input for s in row.sources}:
+        vals = [s.value for s in row.sources if s.input == name]
+        if len(set(vals)) != len(vals):
+            return True
+    return False
 
 
 def _contraction(info, row, ctx, lhs):
