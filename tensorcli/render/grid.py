@@ -4,12 +4,20 @@ output cell(s) that read it and listing their labels; cells never read are dimme
 by several output cells are marked '*'. Without colour the labels keep it readable."""
 from __future__ import annotations
 
+import io
 import string
 import sys
 
 import numpy as np
+from rich.columns import Columns
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from core import Tensor
 
 from . import use_color
+from ..services.dependencies import label
 from ..services.explain_kinds import g
 
 PALETTE = ("red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green",
@@ -56,7 +64,6 @@ def _coords(arr_ndim, lead, r, c):
 
 
 def _grid(name, arr, cell_text, color):
-    from rich.table import Table   # Rich only when drawing a grid
     a = np.asarray(arr)
     tables = []
     for k, (suffix, sl) in enumerate(_slices(a)):
@@ -72,9 +79,6 @@ def _grid(name, arr, cell_text, color):
 
 def picture(call, result, ex, color=True):
     """The grids (Rich renderables) for one explained call: the inputs first, then the output."""
-    from rich.columns import Columns
-    from rich.text import Text
-    from core import Tensor
     reads, outs = readers(ex)
     out_label = {o: k for k, o in enumerate(outs)}
     res = result if isinstance(result, Tensor) else result[0]
@@ -84,11 +88,12 @@ def picture(call, result, ex, color=True):
 
     def out_cell(coords, v, color):
         k = out_label.get(tuple(coords))
-        return Text(f"{_label(k)}:{g(float(v))}" if k is not None else g(float(v)), style=style(k) if k is not None else None)
+        if k is None:
+            return Text(g(float(v)))
+        return Text(f"{_label(k)}:{g(float(v))}", style=style(k))
 
     parts = []
     for name, v in call.values.items():
-        from ..services.dependencies import label
         tensors = [(label(call, name), v)] if isinstance(v, Tensor) else (
             [(label(call, name, i), t) for i, t in enumerate(v)]
             if isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor) else [])
@@ -112,9 +117,9 @@ def picture(call, result, ex, color=True):
 
 def print_grid(call, result, ex, *, no_color=False, file=None, svg=None):
     """Print the picture (Rich); with `svg`, also write it as SVG (Rich's export)."""
-    from rich.console import Console   # Rich only when drawing a grid
     file = sys.stdout if file is None else file
-    if np.asarray(getattr(result, "_data", result[0]._data if isinstance(result, (list, tuple)) else 0)).size > MAX_CELLS:
+    first = result if isinstance(result, Tensor) else result[0]
+    if first.numel() > MAX_CELLS:
         file.write(f"--grid draws at most {MAX_CELLS} output cells\n")
         return
     color = use_color(no_color, file)
@@ -123,7 +128,7 @@ def print_grid(call, result, ex, *, no_color=False, file=None, svg=None):
     c.print(grids)
     c.print(legend)
     if svg is not None:
-        rec = Console(record=True, width=120, file=open("/dev/null", "w"), force_terminal=True)  # noqa: SIM115
+        rec = Console(record=True, width=120, file=io.StringIO(), force_terminal=True)
         rec.print(grids)
         rec.print(legend)
         rec.save_svg(svg, title=f"tensorcli {call.info.name}")

@@ -11,7 +11,8 @@ inputs), so the facts are what PyTorch's autograd computes; nothing here re-impl
   torch computes it (the grad_fn torch records, and the nodes that compute the gradient).
 
 Data operands are explained through leaves holding the same values (floating ones in their dtype;
-integer and boolean ones as float64, when the op accepts them); steering operands (index, mask, target, ...) stay as they are.
+integer and boolean ones as float64, when the op accepts them); steering operands (index, mask,
+target, ...) stay as they are.
 Plain data only: no Typer, no Rich.
 """
 from __future__ import annotations
@@ -242,4 +243,5 @@ def backward_rows(call, grad_output=None, *, max_rows=None):
                 break
             value = 0.0 if g is None else float(g._data[idx])
             rows.append(GradRow(n, [int(i) for i in idx], value, contrib[n].get(tuple(idx), [])))
-    return Backward(rows, out.grad_fn.name() if out.grad_fn is not None else None, computed_by, total, np.asarray(go.detach()._data))
+    name = out.grad_fn.name() if out.grad_fn is not None else None
+    return Backward(rows, name, computed_by, total, np.asarray(go.detach()._data))

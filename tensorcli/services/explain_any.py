@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from core import Tensor
 
 from ..errors import CliError
@@ -183,7 +182,8 @@ def _arg_extreme(call, result, at, max_rows):
             win = cand[k] if data.ndim else ()
         vals = [data[c] for c in cand]
         ties = sum(1 for v in vals if v == data[win])
-        why = f"input{kinds.cells(win)} = {kinds.g(float(data[win]))} is the {'largest' if which == 'max' else 'smallest'}"
+        best = "largest" if which == "max" else "smallest"
+        why = f"input{kinds.cells(win)} = {kinds.g(float(data[win]))} is the {best}"
         if ties > 1:
             why += f"; {ties} tie: torch takes the first index"
         srcs = [Source("input", list(c), float("nan"), float(data[c])) for c in cand]
@@ -213,7 +213,8 @@ def backward(call, grad_output=None, *, max_rows=0):
     for r in b.rows:
         lhs = f"grad_{r.grad_of}{kinds.cells(r.index)}"
         if r.sources:
-            terms = kinds.joined(f"grad_out{kinds.cells(o)}" + ("" if w == 1 else f"·{kinds.g(w)}") for o, w in r.sources)
+            terms = kinds.joined(f"grad_out{kinds.cells(o)}" + ("" if w == 1 else f"·{kinds.g(w)}")
+                                 for o, w in r.sources)
             nums = kinds.joined(f"{kinds.g(float(go[tuple(o)]))}" + ("" if w == 1 else f"·{kinds.g(w)}")
                                 for o, w in r.sources)
             rule = f"{lhs} = {terms} = {nums} = {kinds.g(r.value)}"

@@ -52,7 +52,8 @@ def joined(items, sep=" + "):
 
 
 def kind_of(info, rows) -> str:
-    """'copy' (movement) | 'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm' | 'jacobian'."""
+    """'copy' (movement) | 'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm'
+    | 'jacobian' (the fallback)."""
     name = info.name
     if info.kind:
         return "copy"
