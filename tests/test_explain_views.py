@@ -58,6 +58,7 @@ def test_max_rows_says_how_many_rows_were_left_out(app):
     x = np.arange(12.0).reshape(4, 3)
     obj = run_json(app, "softmax", js(x), "--dim", "1", "--explain", "--max-rows", "5")
     assert len(obj["explain"]) == 5 and obj["explain_left_out"] == 7
+    assert obj["explain_schema"] == "tensorcli.explain/1" and obj["explain_kind"] == "softmax"
     text = run(app, "softmax", js(x), "--dim", "1", "--explain", "--max-rows", "5")
     assert "... 7 more rows left out" in text
 

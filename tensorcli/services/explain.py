@@ -48,6 +48,7 @@ BATCH = 50                # powers of two per probe run (exact in float64)
 MAX_PROBE_ELEMENTS = 20000
 MAX_ONEHOT_ELEMENTS = 1000
 MAX_EXPLAIN_ELEMENTS = 200_000
+EXPLAIN_SCHEMA = "tensorcli.explain/1"   # docs/explain-json.md
 
 
 # -- the explanation ----------------------------------------------------------------------------
@@ -84,7 +85,8 @@ class Explanation:
 
     def to_json(self, max_rows=40):
         rows = self.rows if not max_rows else self.rows[:max_rows]
-        obj = {"explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
+        obj = {"explain_schema": EXPLAIN_SCHEMA, "explain_kind": self.kind,
+               "explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
                "explain_left_out": self.total - len(rows)}
         obj.update(_jsonable(self.extra, json_scalar))
         if self.notes:

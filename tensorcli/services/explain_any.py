@@ -227,7 +227,8 @@ def backward(call, grad_output=None, *, max_rows=0):
 
 
 def backward_json(bw) -> dict:
-    return {"backward": [r[0] for r in bw["rows"]], "grad_fn": bw["grad_fn"],
+    return {"explain_schema": movement.EXPLAIN_SCHEMA, "backward": [r[0] for r in bw["rows"]],
+            "grad_fn": bw["grad_fn"],
             "grad_computed_by": bw["grad_computed_by"], "backward_left_out": bw["total"] - len(bw["rows"])}
 
 
