@@ -217,7 +217,7 @@ def backward(call, grad_output=None, *, max_rows=0):
                                  for o, w in r.sources)
             nums = kinds.joined(f"{kinds.g(float(go[tuple(o)]))}" + ("" if w == 1 else f"·{kinds.g(w)}")
                                 for o, w in r.sources)
-            rule = f"{lhs} = {terms} = {nums} = {kinds.g(r.value)}"
+            rule = f"{lhs} = {terms} = {nums}" + ("" if nums == kinds.g(r.value) else f" = {kinds.g(r.value)}")
         else:
             rule = f"{lhs} = 0  (no output element depends on it)"
         reads = kinds.joined((f"grad_out{kinds.cells(o)}×{kinds.g(w)}" for o, w in r.sources), ", ")

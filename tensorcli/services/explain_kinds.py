@@ -129,6 +129,8 @@ def _sum(info, row, ctx, lhs):
         return _jacobian(info, row, ctx, lhs)
     terms = joined(s.ref() for s in row.sources)
     nums = joined(g(s.value) for s in row.sources)
+    if len(row.sources) == 1:
+        return f"{lhs} = {terms} = {g(row.value)}"
     return f"{lhs} = {terms} = {nums} = {g(row.value)}"
 
 
