@@ -20,7 +20,7 @@ def explain_lines(ex, max_rows=40) -> list[str]:
            "rule: (no formula registered; rows come from running the op)"]
     rows = ex.rows if not max_rows else ex.rows[:max_rows]
     if ex.columns:
-        out += table_lines([[r[1][0], r[1][1], "reads: " + r[1][2]] for r in rows], sep="  ")
+        out += table_lines([[r[1][1], "reads: " + r[1][2]] for r in rows], sep="  ")   # the rule names out[...]
     else:
         out += table_lines([r[1] for r in rows], sep=" ")
     if not ex.total:
