@@ -19,6 +19,7 @@ import typer
 from tensorcli.commands import escape_markup as _escape, fold_example
 from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, JsonOpt, MaxRowsOpt, NoColorOpt,
                                         OutOpt)
+from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
 from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
                             TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, rule_text)
@@ -60,8 +61,8 @@ def help_text(info, specs) -> str:
     if exs:
         lines += ["", "Example:" if len(exs) == 1 else "Examples:", ""] + [fold_example(e) for e in exs]
     lines += ["", "Tensor arguments: " + TENSOR_HELP]
-    if info.kind:
-        lines += ["--explain shows where each output element comes from; --at 0,1 explains one."]
+    lines += ["--explain shows where each output element comes from; --at 0,1 explains one; --backward "
+              "shows the gradient as a mapping."]
     return _escape("\n".join(lines))
 
 
@@ -95,7 +96,9 @@ def _typer_param(spec: ParamSpec, info):
 # The options every op command has (the shared ones from commands/options.py).
 _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json", JsonOpt, False),
            ("cli_explain", ExplainOpt, False), ("cli_at", AtOpt, None), ("cli_max_rows", MaxRowsOpt, 40),
-           ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False))
+           ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
+           ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
+           ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None))
 
 
 def make_op_command(info):
@@ -181,7 +184,6 @@ def cached_table():
 def run_command(info, specs, values):
     """Parse the common options, run the op (services.run_op), print (render) or write JSON / a file."""
     from tensorcli import io, render
-    from tensorcli.render.explain import explain_lines
     from tensorcli.services import run_op
     out_path, as_json, at_text = values["cli_out"], values["cli_json"], values["cli_at"]
     explain_on = values["cli_explain"] or at_text is not None
@@ -190,24 +192,89 @@ def run_command(info, specs, values):
         raise CliError("--json", "cannot be combined with -o - (both write to stdout)")
     if max_rows is not None and max_rows < 0:
         raise CliError("--max-rows", f"must be >= 0, got {max_rows}")
-    if explain_on and not info.kind:
-        raise CliError("--explain", f"{command_name(info.name)} is not a data-movement op, so there is no "
-                                    "element mapping to explain")
+    if values.get("p_dim") == "all":
+        return run_all_dims(info, specs, values, max_rows)
+    grid_on = values["cli_grid"] or values["cli_svg"] is not None
     at = io.parse_ints(at_text, arg="--at") if at_text is not None else None
-    call, result, expl = run_op.run(info, specs, values, explain=explain_on, at=at, max_rows=max_rows)
+    call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
+                                    max_rows=0 if grid_on else max_rows)
+    bw = _backward(call, values, max_rows)
     human = sys.stdout
     if out_path is not None:
         io.save_result(result, out_path)
         if out_path == "-":
             human = sys.stderr
     if as_json:
-        sys.stdout.write(io.dumps(run_op.to_json(info, call, result, expl, max_rows=max_rows)) + "\n")
+        obj = run_op.to_json(info, call, result, expl if explain_on else None, max_rows=max_rows)
+        if bw is not None:
+            from tensorcli.services.explain_any import backward_json
+            obj.update(backward_json(bw))
+        sys.stdout.write(io.dumps(obj) + "\n")
         return
     no_color = values["cli_no_color"]
     if out_path is None:
         render.print_result(result, run_op.title(call), no_color=no_color)
+    _render_extras(call, result, expl if explain_on else None, bw, values, human)
+
+
+def _backward(call, values, max_rows):
+    """The --backward mapping (services/explain_any.backward), or None."""
+    if not values["cli_backward"]:
+        if values["cli_grad_output"] is not None:
+            raise CliError("--grad-output", "only with --backward")
+        return None
+    from tensorcli import io
+    from tensorcli.errors import user_errors
+    from tensorcli.services.explain_any import backward
+    go = values["cli_grad_output"]
+    go = io.load_tensor(go, arg="--grad-output") if go is not None else None
+    with user_errors("--backward"):
+        return backward(call, go, max_rows=max_rows)
+
+
+def _render_extras(call, result, expl, bw, values, human):
+    from tensorcli.render.explain import print_backward, print_explanation
+    no_color, max_rows = values["cli_no_color"], values["cli_max_rows"]
     if expl is not None:
-        render.print_lines(explain_lines(expl, max_rows=max_rows), no_color=no_color, file=human)
+        print_explanation(expl, max_rows=max_rows, no_color=no_color, file=human)
+    if bw is not None:
+        print_backward(bw, max_rows=max_rows, no_color=no_color, file=human)
+    if values["cli_grid"] or values["cli_svg"] is not None:
+        from tensorcli.services.explain_any import explain
+        from tensorcli.render.grid import print_grid
+        full = explain(call, result, max_rows=0)
+        print_grid(call, result, full, no_color=no_color, file=human, svg=values["cli_svg"])
+
+
+def run_all_dims(info, specs, values, max_rows):
+    """--dim all: the op (and its --explain rows) for each dim of the input, side by side; a dim that
+    does not fit shows its error in its own column."""
+    from tensorcli import io, render
+    from tensorcli.render.explain import explain_lines, print_dims
+    from tensorcli.services import run_op
+    from tensorcli.services.explain_any import valid_dims
+    if not any(s.name == "dim" for s in specs):
+        raise CliError("--dim", f"{command_name(info.name)} takes no dim")
+    probe = run_op.build_call(info, specs, dict(values, p_dim=None))
+    explain_on = values["cli_explain"]
+    columns, objs = [], []
+    for d in valid_dims(probe):
+        try:
+            call, result, expl = run_op.run(info, specs, dict(values, p_dim=str(d)), explain=explain_on,
+                                            max_rows=max_rows)
+        except CliError as e:
+            columns.append((d, [f"error: {e}"]))
+            objs.append({"dim": d, "error": str(e)})
+            continue
+        lines = render.result_text(result, run_op.title(call)).split("\n")
+        if expl is not None:
+            lines += explain_lines(expl, max_rows=max_rows)[1:]
+        columns.append((d, lines))
+        objs.append(dict(run_op.to_json(info, call, result, expl, max_rows=max_rows), dim=d))
+    if values["cli_json"]:
+        sys.stdout.write(io.dumps({"op": info.name, "dims": objs}) + "\n")
+        return
+    print_dims(columns, no_color=values["cli_no_color"])
 
 
 if __name__ == "__main__":  # regenerate the table: python -m tensorcli.commands.op

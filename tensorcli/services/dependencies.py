@@ -4,12 +4,16 @@ inputs), so the facts are what PyTorch's autograd computes; nothing here re-impl
 
 * Forward rows: `out[i][j]` <- the input elements whose derivative is non-zero, each with its weight
   d out[i][j] / d input[...] (the exact coefficient where the op is linear in that input: 1 for
-  sum, 1/n for mean, b[j][k] for a matmul's a[i][j], the kernel tap for conv2d...).
+  sum, 1/n for mean, b[j][k] for a matmul's a[i][j], the kernel tap for conv2d...). `at` traces one
+  element only (one backward pass), so a single element of a large output is cheap.
 * Backward rows: `grad_input[r][c] = Σ grad_out[o] · weight` over the output cells that read it (the
-  transposed Jacobian), and the value core's autograd gives for a grad_output (default ones).
+  transposed Jacobian), and the value core's autograd gives for a grad_output (default ones), as
+  torch computes it (the grad_fn torch records, and the nodes that compute the gradient).
 
-Integer and boolean data operands are explained through float64 copies (same values); steering
-operands (index, mask, target, ...) stay as they are. Plain data only: no Typer, no Rich.
+Data operands are explained through leaves holding the same values (floating ones in their dtype;
+integer and boolean ones as float64, when the op accepts them); steering operands (index, mask,
+target, ...) stay as they are.
+Plain data only: no Typer, no Rich.
 """
 from __future__ import annotations
 
@@ -21,8 +25,10 @@ import core
 
 # operands that select or steer rather than flow into the result
 STEERING = frozenset({"index", "indices", "mask", "condition", "target", "offsets", "boundaries",
-                      "sorted_sequence", "repeats", "weight_index", "labels"})
+                      "sorted_sequence", "repeats", "weight_index", "labels", "running_mean", "running_var",
+                      "per_sample_weights", "attn_mask"})
 MAX_JACOBIAN_ROWS = 100_000
+MAX_BACKWARD_ELEMENTS = 20_000
 
 
 @dataclass
@@ -44,8 +50,8 @@ class Row:
     rule: str = ""
 
     def as_json(self):
-        return {"out": self.out, "rule": self.rule, "value": _num(self.value),
-                "from": [{"input": s.input, "index": s.index, "weight": _num(s.weight)} for s in self.sources]}
+        return {"out": self.out, "rule": self.rule, "value": num(self.value),
+                "from": [{"input": s.input, "index": s.index, "weight": num(s.weight)} for s in self.sources]}
 
 
 @dataclass
@@ -56,34 +62,53 @@ class GradRow:
     sources: list = field(default_factory=list)     # (out index, weight)
 
     def as_json(self):
-        return {"grad_of": self.grad_of, "index": self.index, "value": _num(self.value),
-                "from": [{"grad_out": o, "weight": _num(w)} for o, w in self.sources]}
+        return {"grad_of": self.grad_of, "index": self.index, "value": num(self.value),
+                "from": [{"grad_out": o, "weight": num(w)} for o, w in self.sources]}
 
 
-def _num(v):
+def num(v):
+    """A float as JSON shows it: integral values as ints; NaN / infinities as strings."""
     v = float(v)
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
     return int(v) if v.is_integer() and abs(v) < 2 ** 53 else v
 
 
-def _is_data(name, value):
-    return isinstance(value, core.Tensor) and name not in STEERING
+def label(call, name, k=None):
+    """How rows name an operand: the positional tensor is 'input', others by their option name."""
+    spec = next((s for s in call.specs if s.name == name), None)
+    base = ("tensors" if k is not None else "input") if spec is not None and spec.positional else name
+    return base if k is None else f"{base}[{k}]"
 
 
-def differentiable_copies(args):
-    """float64 leaves for the data operands (name -> Tensor or list of Tensors); the rest unchanged."""
-    out, leaves = {}, {}
-    for name, v in args.items():
-        if _is_data(name, v):
-            leaf = v.detach().to(core.float64).requires_grad_(True)
-            out[name] = leaves[name] = leaf
-        elif isinstance(v, (list, tuple)) and v and all(isinstance(t, core.Tensor) for t in v) \
-                and name not in STEERING:
-            ts = [t.detach().to(core.float64).requires_grad_(True) for t in v]
-            out[name] = type(v)(ts)
+def _leaf(t, convert_ints):
+    """A leaf with t's values: floating tensors keep their dtype (weights are what torch computes in
+    it), integer / boolean ones become float64."""
+    if t.is_floating_point() or t.is_complex():
+        return t.detach().requires_grad_(True)
+    if convert_ints:
+        return t.detach().to(core.float64).requires_grad_(True)
+    return None
+
+
+def differentiable_copies(call, convert_ints=True):
+    """(values with float64 leaves for the data operands, {label: leaf}); the rest unchanged."""
+    out, leaves = dict(call.values), {}
+    for name, v in call.values.items():
+        if name in STEERING:
+            continue
+        if isinstance(v, core.Tensor):
+            leaf = _leaf(v, convert_ints)
+            if leaf is not None:
+                out[name] = leaves[label(call, name)] = leaf
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(t, core.Tensor) for t in v):
+            ts = [_leaf(t, convert_ints) for t in v]
+            out[name] = type(v)(t if t is not None else o for t, o in zip(ts, v))
             for k, t in enumerate(ts):
-                leaves[f"{name}[{k}]"] = t
-        else:
-            out[name] = v
+                if t is not None:
+                    leaves[label(call, name, k)] = t
     return out, leaves
 
 
@@ -97,8 +122,23 @@ def _first_float(result):
     return None
 
 
-def _call(fn, positional, args):
-    return fn(*[args[n] for n in positional], **{n: v for n, v in args.items() if n not in positional})
+def traced(call):
+    """(output tensor with a graph, {label: leaf}): the op run on float64 leaves (integer operands
+    converted when the op accepts floats there, kept otherwise: embedding's indices)."""
+    err = None
+    for convert in (True, False):
+        copies, leaves = differentiable_copies(call, convert)
+        if not leaves:
+            continue
+        try:
+            with core.enable_grad():
+                out = _first_float(call.run(**copies))
+        except Exception as e:  # noqa: BLE001 - the op refuses float copies of an integer operand
+            err = e
+            continue
+        if out is not None and out.requires_grad:
+            return out, leaves
+    raise ValueError(f"{call.info.name}'s result has no gradient with respect to its data operands")
 
 
 def _positions(shape, at=None, limit=None):
@@ -106,88 +146,102 @@ def _positions(shape, at=None, limit=None):
     if at is not None:
         flat = int(np.ravel_multi_index(tuple(at), shape)) if shape else 0
         return [flat], n
-    return list(range(n if limit is None else min(n, limit))), n
+    return list(range(n if not limit else min(n, limit))), n
 
 
-def forward_rows(fn, positional, args, *, at=None, max_rows=None):
-    """(rows, total output elements): one Row per output element (or only `at`), in C order."""
-    copies, leaves = differentiable_copies(args)
-    with core.enable_grad():
-        out = _first_float(_call(fn, positional, copies))
-    if out is None or not out.requires_grad:
-        raise ValueError("the op's result does not depend differentiably on its data operands")
-    actual = _first_float(_call(fn, positional, args))
-    values = (actual if actual is not None else out).detach().reshape(-1)
+def _unravel(p, shape):
+    return [int(i) for i in np.unravel_index(p, shape)] if shape else []
+
+
+def generic_call(call, seed=0):
+    """The call with every floating data operand replaced by distinct random values of its shape: its
+    Jacobian has the op's structural pattern (no accidental zeros), e.g. to pair a contraction's
+    factors."""
+    rng = np.random.default_rng(seed)
+    vals = dict(call.values)
+    for name, v in call.values.items():
+        if name in STEERING:
+            continue
+        if isinstance(v, core.Tensor) and (v.is_floating_point() or not v.dtype == core.bool):
+            vals[name] = core.from_numpy(rng.uniform(0.5, 1.5, size=tuple(v.shape)))
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(t, core.Tensor) for t in v):
+            vals[name] = type(v)(core.from_numpy(rng.uniform(0.5, 1.5, size=tuple(t.shape))) for t in v)
+    return type(call)(call.info, call.specs, vals)
+
+
+def forward_rows(call, result, *, at=None, max_rows=None):
+    """(rows, total output elements): one Row per output element (or only `at`), in C order.
+    Values are the op's actual result (`result`: its first floating output, else the first)."""
+    out, leaves = traced(call)
+    actual = result if isinstance(result, core.Tensor) else next(
+        (r for r in (result or ()) if isinstance(r, core.Tensor) and tuple(r.shape) == tuple(out.shape)), None)
+    if actual is None or tuple(actual.shape) != tuple(out.shape):
+        actual = out
+    values = actual.detach().reshape(-1)._data
     flat = out.reshape(-1)
     names, tensors = list(leaves), list(leaves.values())
-    picks, total = _positions(tuple(out.shape), at, max_rows)
+    shape = tuple(out.shape)
+    picks, total = _positions(shape, at, max_rows)
     rows = []
     for p in picks:
         grads = core.autograd.grad(flat[p], tensors, retain_graph=True, allow_unused=True)
-        row = Row(list(np.unravel_index(p, tuple(out.shape))) if out.dim() else [], values[p].item())
+        row = Row(_unravel(p, shape), values[p].item())
         for name, leaf, g in zip(names, tensors, grads):
             if g is None:
                 continue
-            g = g._data
-            src = leaf._data
+            g, src = g._data, leaf._data
             for idx in zip(*np.nonzero(g)):
                 row.sources.append(Source(name, [int(i) for i in idx], float(g[idx]), float(src[idx])))
-        row.out = [int(i) for i in row.out]
         rows.append(row)
     return rows, total
 
 
-def backward_rows(fn, positional, args, grad_output=None, *, max_rows=None):
-    """(rows, grad_fn name, names of the nodes that computed the gradient): one GradRow per element
-    of each data operand: grad_input[idx] = Σ_o grad_out[o] · d out[o] / d input[idx]."""
-    copies, leaves = differentiable_copies(args)
-    with core.enable_grad():
-        out = _first_float(_call(fn, positional, copies))
-    if out is None or not out.requires_grad:
-        raise ValueError("the op's result does not depend differentiably on its data operands")
+@dataclass
+class Backward:
+    rows: list
+    grad_fn: str
+    computed_by: list
+    total: int
+    grad_output: object = None      # the grad_output used (ndarray, the output's shape)
+
+
+def backward_rows(call, grad_output=None, *, max_rows=None):
+    """One GradRow per element of each data operand: grad_input[idx] = Σ_o grad_out[o] · d out[o] /
+    d input[idx] (the Jacobian's column), with the value core's autograd gives for grad_output."""
+    out, leaves = traced(call)
     if out.numel() > MAX_JACOBIAN_ROWS:
         raise ValueError(f"--backward traces at most {MAX_JACOBIAN_ROWS} output elements; the output has "
                          f"{out.numel()}")
-    go = core.ones_like(out) if grad_output is None else grad_output.to(out.dtype).expand(out.shape)
+    if sum(t.numel() for t in leaves.values()) > MAX_BACKWARD_ELEMENTS:
+        raise ValueError(f"--backward lists at most {MAX_BACKWARD_ELEMENTS} input elements")
+    if grad_output is None:
+        go = core.ones_like(out)
+    else:
+        if tuple(grad_output.shape) != tuple(out.shape):
+            raise ValueError(f"--grad-output has shape {list(grad_output.shape)}; the output has "
+                             f"{list(out.shape)}")
+        go = grad_output.detach().to(out.dtype)
+    go = go.detach().requires_grad_(True)   # so the gradient records the node(s) that compute it
     names, tensors = list(leaves), list(leaves.values())
     with core.enable_grad():
         grads = core.autograd.grad(out, tensors, go, retain_graph=True, allow_unused=True, create_graph=True)
     computed_by = sorted({g.grad_fn.name() for g in grads if g is not None and g.grad_fn is not None})
     contrib = {n: {} for n in names}
-    flat = out.reshape(-1)
+    flat, shape = out.reshape(-1), tuple(out.shape)
     for p in range(out.numel()):
         js = core.autograd.grad(flat[p], tensors, retain_graph=True, allow_unused=True)
-        oidx = [int(i) for i in np.unravel_index(p, tuple(out.shape))] if out.dim() else []
         for n, j in zip(names, js):
             if j is None:
                 continue
             for idx in zip(*np.nonzero(j._data)):
-                contrib[n].setdefault(tuple(int(i) for i in idx), []).append((oidx, float(j._data[idx])))
-    rows = []
+                contrib[n].setdefault(tuple(int(i) for i in idx), []).append((_unravel(p, shape),
+                                                                                float(j._data[idx])))
+    rows, total = [], sum(t.numel() for t in tensors)
     for n, leaf, g in zip(names, tensors, grads):
-        for idx in np.ndindex(*leaf.shape) if leaf.dim() else [()]:
+        for idx in (np.ndindex(*leaf.shape) if leaf.dim() else [()]):
+            if max_rows and len(rows) >= max_rows:
+                break
             value = 0.0 if g is None else float(g._data[idx])
             rows.append(GradRow(n, [int(i) for i in idx], value, contrib[n].get(tuple(idx), [])))
-            if max_rows is not None and len(rows) >= max_rows:
-                return rows, out.grad_fn.name(), computed_by
-    return rows, out.grad_fn.name(), computed_by
-
-
-def rule_text(row, op_name, category):
-    """`out[0] = input[0][0] + input[0][1] = 1 + 2 = 3`: the row as a formula with its numbers."""
-    lhs = f"out{''.join(f'[{i}]' for i in row.out)}"
-    srcs = row.sources
-    value = f"{_num(row.value):g}" if isinstance(_num(row.value), float) else str(_num(row.value))
-    if not srcs:
-        return f"{lhs} = {value} (a constant: no input element affects it)"
-    if category == "pointwise" or len(srcs) <= len({s.input for s in srcs}) and category != "reduce":
-        return f"{lhs} = {op_name}({', '.join(s.ref() for s in srcs)}) = {value}"
-    if all(s.weight == 1 for s in srcs):
-        terms = " + ".join(s.ref() for s in srcs)
-        nums = " + ".join(f"{_num(s.value)}" for s in srcs)
-        return f"{lhs} = {terms} = {nums} = {value}"
-    w0 = srcs[0].weight
-    if all(s.weight == w0 for s in srcs) and w0 != 0 and abs(round(1 / w0) - 1 / w0) < 1e-9:
-        return f"{lhs} = ({' + '.join(s.ref() for s in srcs)}) / {round(1 / w0)} = {value}"
-    terms = " + ".join(f"{_num(s.weight)}·{s.ref()}" for s in srcs)
-    return f"{lhs} = {terms} = {value}   (weights: ∂out/∂input at these inputs)"
+    name = out.grad_fn.name() if out.grad_fn is not None else None
+    return Backward(rows, name, computed_by, total, np.asarray(go.detach()._data))

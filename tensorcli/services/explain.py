@@ -48,6 +48,7 @@ BATCH = 50                # powers of two per probe run (exact in float64)
 MAX_PROBE_ELEMENTS = 20000
 MAX_ONEHOT_ELEMENTS = 1000
 MAX_EXPLAIN_ELEMENTS = 200_000
+EXPLAIN_SCHEMA = "tensorcli.explain/1"   # docs/explain-json.md
 
 
 # -- the explanation ----------------------------------------------------------------------------
@@ -72,6 +73,7 @@ class Explanation:
     extra: dict = field(default_factory=dict)       # extra JSON keys (collisions, untouched)
     limit: int = 0                                  # 0: keep every row
     total: int = 0                                  # rows there are (kept or not)
+    columns: bool = False                           # rows' lines are [out, rule, inputs read, value]
 
     def full(self):
         return bool(self.limit) and len(self.rows) >= self.limit
@@ -83,7 +85,8 @@ class Explanation:
 
     def to_json(self, max_rows=40):
         rows = self.rows if not max_rows else self.rows[:max_rows]
-        obj = {"explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
+        obj = {"explain_schema": EXPLAIN_SCHEMA, "explain_kind": self.kind,
+               "explain": [_jsonable(r[0], json_scalar) for r in rows], "rule": self.rule,
                "explain_left_out": self.total - len(rows)}
         obj.update(_jsonable(self.extra, json_scalar))
         if self.notes:

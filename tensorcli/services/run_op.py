@@ -128,7 +128,7 @@ def run(info, specs, values, *, explain=False, at=None, max_rows=0):
         result = call.run()
     expl = None
     if explain:
-        from . import explain as ex   # NumPy position codes: only with --explain
+        from . import explain_any as ex   # autograd / position codes: only with --explain
         with user_errors("--explain"):  # the op ran; a failure here is the op refusing position codes
             expl = ex.explain(call, result, at=at, max_rows=max_rows)
     return call, result, expl
