@@ -484,7 +484,7 @@ class AccumulateGrad(Node):
             elif stolen is not None:
                 v._grad = Tensor._make(stolen)
             else:
-                v._grad = Tensor._make(np.array(g._data, copy=True))
+                v._grad = Tensor._make(_clone_obey_contract(g._data, v._data))
         elif create_graph or v._grad._requires_grad:
             v._grad = v._grad + g
         else:
@@ -506,6 +506,26 @@ def _unshared(g, like):
     b = g.base      # a reshape of a fresh result is as good as the result, if nothing else holds it
     return b is None or (type(b) is np.ndarray and b.base is None and b.nbytes == g.nbytes
                          and sys.getrefcount(b) <= 3)   # g.base, `b`, the argument
+
+
+def _clone_obey_contract(g, like):
+    """PyTorch's clone_obey_contract: a copied gradient gets the variable's strides when the variable is
+    non-overlapping and dense (e.g. a column-major weight keeps column-major .grad), else C order."""
+    if like.flags.c_contiguous:
+        return np.array(g, order="C")
+    out = np.empty_like(like, order="K") if _dense(like) else np.empty(like.shape, like.dtype)
+    np.copyto(out, g)
+    return out
+
+
+def _dense(a):
+    """Non-overlapping and dense: sorted by stride, each stride is the product of the smaller sizes."""
+    expected = a.itemsize
+    for st, sz in sorted((st, sz) for st, sz in zip(a.strides, a.shape) if sz != 1):
+        if st != expected:
+            return False
+        expected *= sz
+    return True
 
 
 @_methods.method("_get_accumulator")
