@@ -97,7 +97,7 @@ def _dependencies(roots):
     stack = list(roots)
     while stack:
         n = stack.pop()
-        for fn, _ in n.next_functions:
+        for fn in n._next[::2]:
             if fn is None:
                 continue
             deps[fn] = deps.get(fn, 0) + 1
@@ -130,9 +130,12 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
         out_grads = _node_grads(node, gs)
         if not retain_graph and node._saved is not None:
             node._release()
-        for (fn, nr), g in zip(node.next_functions, out_grads):
+        nxt = node._next
+        for i, g in enumerate(out_grads):
+            fn = nxt[2 * i]
             if fn is None:
                 continue
+            nr = nxt[2 * i + 1]
             buf = buffers.get(fn)
             if buf is None:
                 buf = buffers[fn] = [None] * len(fn._output_meta)
@@ -152,7 +155,7 @@ def _node_grads(node, gs):
             out_grads = node._run_backward(gs)
             break
     else:
-        out_grads = [None] * len(node.next_functions)
+        out_grads = [None] * (len(node._next) // 2)
     if node._post_hooks:
         out_grads = _node._as_tensors(out_grads)
         for hook in list(node._post_hooks.values()):

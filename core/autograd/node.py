@@ -87,10 +87,27 @@ class SavedTensor:
         return self.tensor
 
 
-class Node:
-    """Base of every graph node (PyTorch's torch.autograd.graph.Node)."""
+def _intern(key):
+    """One shared tuple per distinct (shape, dtype) meta (and tuple of metas): nodes keep no tuples of their
+    own for it, so a recorded graph leaves fewer objects for the cyclic GC to walk."""
+    m = _INTERNED.get(key)
+    if m is None:
+        if len(_INTERNED) > 16384:
+            _INTERNED.clear()
+        m = _INTERNED[key] = key
+    return m
 
-    next_functions: tuple = ()
+
+_INTERNED = {}
+
+
+class Node:
+    """Base of every graph node (PyTorch's torch.autograd.graph.Node).
+
+    Edges are stored flat in `_next` = (fn0, nr0, fn1, nr1, ...): one tuple per node instead of one per edge
+    plus one (fewer GC-tracked objects per node); `next_functions` gives PyTorch's ((fn, nr), ...) view."""
+
+    _next = ()
     _saved = None
     _freed = False
     _tensor_hooks = None      # {output_nr: {handle_id: fn}}
@@ -102,6 +119,15 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def next_functions(self):
+        n = self._next
+        return tuple(zip(n[::2], n[1::2]))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._next = tuple(x for e in edges for x in e)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -150,7 +176,7 @@ class Node:
             if t._inference and not STATE.inference:
                 raise RuntimeError(INFERENCE_SAVE_MSG)
             saved.append(SavedTensor(t))
-        self._saved = saved
+        self._saved = tuple(saved)   # a tuple of Nones is untracked by the GC
 
     @property
     def saved_tensors(self):
@@ -192,7 +218,8 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
-        n = len(self.next_functions)
+        fns = self._next[::2]
+        n = len(fns)
         if len(res) != n:
             if len(res) > n and all(r is None for r in res[n:]):
                 res = res[:n]
@@ -200,7 +227,7 @@ class Node:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                    f"(expected {n}, got {len(res)})")
         out = []
-        for g, meta, (fn, _) in zip(res, self._input_meta, self.next_functions):
+        for g, meta, fn in zip(res, self._input_meta, fns):
             if g is None or fn is None:
                 out.append(None)
             elif type(g) is Tensor and g._data.shape == meta[0] and g._data.dtype == meta[1]:
@@ -220,7 +247,7 @@ class Node:
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
         out = []
-        for g, (shape, dt), (fn, _) in zip(res, self._input_meta, self.next_functions):
+        for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
             if g is None or fn is None:
                 out.append(None)
                 continue
@@ -362,19 +389,30 @@ class Op(Node):
 
     def _init_node(self, inputs, args):
         self._seq = next(_seq)
-        edges = []
-        meta = []
-        for t in inputs:
+        if len(inputs) == 1:
+            t = inputs[0]
             d = t._data
-            meta.append((d.shape, d.dtype))
+            self._input_meta = _intern((_intern((d.shape, d.dtype)),))
             if not t._requires_grad:
-                edges.append((None, 0))
+                self._next = (None, 0)
             elif t.grad_fn is not None:
-                edges.append((t.grad_fn, t._output_nr))
+                self._next = (t.grad_fn, t._output_nr)
             else:
-                edges.append((get_accumulator(t), 0))
-        self.next_functions = tuple(edges)
-        self._input_meta = tuple(meta)
+                self._next = (get_accumulator(t), 0)
+        else:
+            edges = []
+            meta = []
+            for t in inputs:
+                d = t._data
+                meta.append(_intern((d.shape, d.dtype)))
+                if not t._requires_grad:
+                    edges += (None, 0)
+                elif t.grad_fn is not None:
+                    edges += (t.grad_fn, t._output_nr)
+                else:
+                    edges += (get_accumulator(t), 0)
+            self._next = tuple(edges)
+            self._input_meta = _intern(tuple(meta))
         if self.grads_per_arg:
             if len(inputs) == len(args) and all(a is t for a, t in zip(args, inputs)):
                 # every argument is a tensor: grads map one to one
@@ -388,7 +426,7 @@ class Op(Node):
                         need.append(a._requires_grad)
                     else:
                         need.append(False)
-                self._positions = pos
+                self._positions = tuple(pos)
                 self.needs_input_grad = tuple(need)
         else:
             self.needs_input_grad = tuple(t._requires_grad for t in inputs)
@@ -421,18 +459,18 @@ class Op(Node):
         if type(out) is tuple:
             res = tuple(Tensor._make(o, o.dtype.kind == "f", node if o.dtype.kind == "f" else None, i)
                         for i, o in enumerate(out))
-            node._output_meta = tuple((o._data.shape, o._data.dtype) for o in res)
+            node._output_meta = _intern(tuple(_intern((o._data.shape, o._data.dtype)) for o in res))
             if cls.save_output:
-                node._saved = (node._saved or []) + [SavedTensor(res[0], True, 0)]
+                node._saved = (node._saved or ()) + (SavedTensor(res[0], True, 0),)
             return res
         if out.dtype.kind != "f":
             return Tensor._make(out)
         r = Tensor._make(out, True, node, 0)
         if cls.is_view:
             _mark_view(r, args[0])
-        node._output_meta = ((out.shape, out.dtype),)
+        node._output_meta = _intern((_intern((out.shape, out.dtype)),))
         if cls.save_output:
-            node._saved = (node._saved or []) + [SavedTensor(r, True, 0)]
+            node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
         return r
 
 
@@ -484,7 +522,7 @@ class AccumulateGrad(Node):
             elif stolen is not None:
                 v._grad = Tensor._make(stolen)
             else:
-                v._grad = Tensor._make(np.array(g._data, copy=True))
+                v._grad = Tensor._make(_clone_obey_contract(g._data, v._data))
         elif create_graph or v._grad._requires_grad:
             v._grad = v._grad + g
         else:
@@ -506,6 +544,26 @@ def _unshared(g, like):
     b = g.base      # a reshape of a fresh result is as good as the result, if nothing else holds it
     return b is None or (type(b) is np.ndarray and b.base is None and b.nbytes == g.nbytes
                          and sys.getrefcount(b) <= 3)   # g.base, `b`, the argument
+
+
+def _clone_obey_contract(g, like):
+    """PyTorch's clone_obey_contract: a copied gradient gets the variable's strides when the variable is
+    non-overlapping and dense (e.g. a column-major weight keeps column-major .grad), else C order."""
+    if like.flags.c_contiguous:
+        return np.array(g, order="C")
+    out = np.empty_like(like, order="K") if _dense(like) else np.empty(like.shape, like.dtype)
+    np.copyto(out, g)
+    return out
+
+
+def _dense(a):
+    """Non-overlapping and dense: sorted by stride, each stride is the product of the smaller sizes."""
+    expected = a.itemsize
+    for st, sz in sorted((st, sz) for st, sz in zip(a.strides, a.shape) if sz != 1):
+        if st != expected:
+            return False
+        expected *= sz
+    return True
 
 
 @_methods.method("_get_accumulator")

@@ -92,8 +92,8 @@ def rebase(t, result):
     t._output_nr = result._output_nr
     t._requires_grad = result._requires_grad
     if node is not None and node._saved:
-        node._saved = [SavedTensor(t, True, s.output_nr) if (s is not None and s.is_output) else s
-                       for s in node._saved]
+        node._saved = tuple(SavedTensor(t, True, s.output_nr) if (s is not None and s.is_output) else s
+                            for s in node._saved)
     if t._base is not None:
         rebase_view(t, result)      # the base's grad_fn becomes CopySlices
 

@@ -8,6 +8,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
+from ..pointwise import quietly
 from ..registry import register
 from ._util import _short, _torch_name
 
@@ -15,19 +16,27 @@ from ._util import _short, _torch_name
 def _softmax_np(x, dim):
     if x.dtype == np.float16:   # PyTorch computes half softmax in float32
         return _softmax_np(x.astype(np.float32), dim).astype(np.float16)
-    m = np.max(x, axis=dim, keepdims=True) if x.size else x
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(x - m)
-        return e / e.sum(axis=dim, keepdims=True)
+    return quietly(_softmax_kernel, x, dim)
+
+
+def _softmax_kernel(x, dim):
+    """exp(x - max) / sum, in one buffer (the same operations, in place: the same bits, fewer allocations)."""
+    e = np.subtract(x, x.max(axis=dim, keepdims=True)) if x.size else np.subtract(x, x)
+    np.exp(e, out=e)
+    return np.divide(e, e.sum(axis=dim, keepdims=True), out=e)
 
 
 def _log_softmax_np(x, dim):
     if x.dtype == np.float16:
         return _log_softmax_np(x.astype(np.float32), dim).astype(np.float16)
-    m = np.max(x, axis=dim, keepdims=True) if x.size else x
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        s = x - m
-        return s - np.log(np.exp(s).sum(axis=dim, keepdims=True))
+    return quietly(_log_softmax_kernel, x, dim)
+
+
+def _log_softmax_kernel(x, dim):
+    s = np.subtract(x, x.max(axis=dim, keepdims=True)) if x.size else np.subtract(x, x)
+    lse = np.exp(s).sum(axis=dim, keepdims=True)
+    np.log(lse, out=lse)
+    return np.subtract(s, lse, out=s)
 
 
 class SoftmaxBackward0(Op):
