@@ -179,7 +179,7 @@ def _tensors_in(obj, depth=0) -> list:
 
 
 # node attributes that are graph plumbing, not tensors kept by the op
-_PLUMBING = frozenset({"_saved", "next_functions", "_input_meta", "_output_meta", "_metadata",
+_PLUMBING = frozenset({"_saved", "next_functions", "_next", "_input_meta", "_output_meta", "_metadata",
                        "_tensor_hooks", "_retain_hooks", "_post_hooks", "_pre_hooks", "variable",
                        "needs_input_grad", "_positions", "_tensor_positions", "_seq", "_freed"})
 
