@@ -20,6 +20,7 @@ from core.memory import format_bytes
 from .. import io
 from ..errors import USER_EXCEPTIONS, CliError, describe
 from . import expr
+from . import limits
 from .functions import CALLABLES
 
 
@@ -56,24 +57,9 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2,
-          "mib": 1024 ** 2, "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4,
-          "tb": 1024 ** 4, "tib": 1024 ** 4}
-
-
 def parse_max_bytes(text) -> int:
-    """'2GiB', '512M', '1000000' -> bytes (binary units); CliError('--max-bytes') otherwise."""
-    if isinstance(text, int):
-        value = text
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
-        if not m or m.group(2).lower() not in _UNITS:
-            raise _cli_error("--max-bytes", f"expected a byte count such as 2GiB, 512MiB or 1000000, "
-                                            f"got {text!r}")
-        value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if value < 1:
-        raise _cli_error("--max-bytes", f"must be at least 1 byte, got {text!r}")
-    return value
+    """'2GiB', '512M', '1000000' -> bytes (binary units); None: the limit in force (services.limits)."""
+    return limits.effective(text)
 
 
 def split_names(option: str, values) -> list:
