@@ -160,12 +160,15 @@ class TensorcliGroup(TyperGroup):
         debug = debug_requested(argv)
         _light_params(self)
         _catch_interrupts()
+        from .services import limits
+        state = limits.snapshot()
         try:
             code = self._run(argv, prog_name, complete_var, debug, **extra)
         except KeyboardInterrupt:  # between two handlers
             code = EXIT_INTERRUPTED
         finally:
             _ignore_interrupts()
+            limits.restore(state)
         if not standalone_mode:
             return code
         try:

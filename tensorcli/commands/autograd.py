@@ -63,7 +63,9 @@ def grad(
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     gradient: Annotated[Optional[str], typer.Option(
-        "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
+        "--gradient", metavar="TENSOR|EXPR",
+        help="Gradient passed to backward (needed for non-scalar results): a tensor, 'ones', or an "
+             "expression over EXPR's names such as 'torch.ones_like(y)'.")] = None,
     retain_graph: Annotated[bool, typer.Option(
         "--retain-graph", help="First backward with retain_graph=True.")] = False,
     backward_twice: Annotated[bool, typer.Option(
@@ -79,7 +81,7 @@ def grad(
     then: Annotated[Optional[str], typer.Option(
         "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -92,9 +94,6 @@ def grad(
     stdin_used = []
     with ag.allocation_limit(limit):
         names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
-        g = None
-        if gradient is not None:
-            g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
     hooks = ag.split_names("--hook", hook)
     retains = ag.split_names("--retain-grad", retain_grad)
     console = None if json_ else render.console(no_color)
@@ -103,9 +102,10 @@ def grad(
         if console is not None:
             print_hook(console, name, text)
 
-    report = ag.grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
-                         hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
-                         max_bytes=limit)
+    report = ag.grad_report(expr, names, gradient=gradient, retain_graph=retain_graph,
+                            backward_twice=backward_twice, hooks=hooks, retain_grads=retains, of=of, then=then,
+                            on_hook=on_hook, max_bytes=limit, dtype=io.parse_dtype(dtype) if dtype else None,
+                            stdin_used=stdin_used)
     if json_:
         _print_json(report)
     else:
@@ -119,7 +119,7 @@ def graph(
     max_depth: Annotated[int, typer.Option(
         "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -143,7 +143,7 @@ def modes(
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,

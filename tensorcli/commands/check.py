@@ -12,7 +12,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
 
 HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
 
@@ -63,6 +63,7 @@ def register(app):
         against_torch: Annotated[bool, typer.Option(
             "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
         ] = False,
+        max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
     ):

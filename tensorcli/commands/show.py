@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, NoColorOpt, OutOpt
+from tensorcli.commands.options import DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, MaxBytesOpt, NoColorOpt, OutOpt
 
 HELP = """Print a tensor with its shape, dtype, min/max/mean/std and NaN/Inf counts.
 
@@ -26,6 +26,7 @@ def register(app):
     def show(tensor: Annotated[str, typer.Argument(metavar="TENSOR", show_default=False,
                                                    help="JSON literal, .npy/.npz[:key]/.json path, or -.")],
              dtype: DtypeOpt = None, out: OutOpt = None, json_: JsonOpt = False,
+             full_data: FullDataOpt = False, max_bytes: MaxBytesOpt = None,
              debug: DebugOpt = False, no_color: NoColorOpt = False):
         import sys
         from tensorcli import io, render

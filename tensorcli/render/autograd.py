@@ -30,6 +30,8 @@ def render_grad(report: dict, console) -> None:
     args = [a for a, on in (("gradient", first["gradient"] is not None),
                             ("retain_graph=True", first["retain_graph"])) if on]
     title = f"after {first['of']}.backward({', '.join(args)})"
+    if first.get("called_by") == "expression":
+        title = f"after EXPR's own {first['of']}.backward(...)"
     if len(passes) == 2:
         title += f", then {passes[1]['of']}.backward()"
     t = _table(title)

@@ -289,14 +289,86 @@ def _second_pass(second, second_name, g2, tensors) -> dict:
     return entry
 
 
+_NO_GRAD = "does not require grad and does not have a grad_fn"
+
+
+def requires_grad_hint(msg: str, names: dict) -> str:
+    """PyTorch's 'element 0 of tensors does not require grad' + what to type instead."""
+    if _NO_GRAD not in msg or any(t.requires_grad for t in names.values()):
+        return msg
+    floats = [n for n, t in names.items() if t.dtype.is_floating_point] or ["NAME"]
+    return (msg + f" (no input requires grad: mark the --let tensors to differentiate, "
+                  f"e.g. --requires-grad {','.join(floats)})")
+
+
+def backward_calls(program) -> list:
+    """The `.backward(...)` calls EXPR makes itself: [receiver name or None]."""
+    found = []
+    for stmt in program.statements:
+        for node in ast.walk(stmt):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "backward"):
+                recv = node.func.value
+                found.append(recv.id if isinstance(recv, ast.Name) else None)
+    return found
+
+
+_FILE = re.compile(r"(\.(npy|npz|json)(:[A-Za-z0-9_.-]+)?$)|^-$")
+
+
+def resolve_gradient(text, target, tensors: dict, *, dtype=None, stdin_used=None, max_bytes=None):
+    """--gradient: a tensor argument (literal, file, -), ``ones`` (torch.ones_like of the tensor
+    backward is called on), or an expression over EXPR's names ('torch.ones_like(y)', '2 * y')."""
+    if text is None:
+        return None
+    t = str(text).strip()
+    if t in ("ones", "ones_like"):
+        return core.ones_like(target)
+    if _FILE.search(t) or not re.search(r"[A-Za-z_]\w*\s*[(.]|^[A-Za-z_]\w*$", t) or t in (
+            "nan", "inf", "True", "False"):
+        return io.load_tensor(t, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
+    names = {n: v for n, v in tensors.items() if n != RESULT_NAME and _NAME.match(n)}
+    try:
+        value, _ = run_expression(t, names, max_bytes or limits.effective(None))
+    except CliError as e:
+        raise _cli_error("--gradient", e.message) from e
+    return _require_tensor(value, "--gradient")
+
+
+def _expression_backward(source, names, result, ns, program, receivers, options) -> dict:
+    """EXPR called backward itself: report the gradients it produced (no backward of ours)."""
+    for opt, given in options.items():
+        if given:
+            raise _cli_error(opt, "EXPR calls .backward() itself; drop it from EXPR to use " + opt)
+    tensors = dict(named_tensors(ns, result, names))
+    tensors.pop(RESULT_NAME, None)
+    of = next((r for r in receivers if r in tensors), None)
+    shown = tensor_info(of, tensors[of]) if of else None
+    passes = [{"of": of or "(expression)", "retain_graph": None, "gradient": None, "ok": True, "error": None,
+               "grads": _snapshot(tensors), "explanation": "EXPR called backward itself",
+               "called_by": "expression"}]
+    return {"command": "grad", "expr": source, "result": shown,
+            "tensors": [tensor_info(n, t) for n, t in tensors.items()], "backward": passes, "hooks": []}
+
+
 def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool = False,
                 backward_twice: bool = False, hooks=(), retain_grads=(), of: str | None = None,
-                then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+                then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES,
+                dtype=None, stdin_used=None) -> dict:
     """Evaluate, backward (once or twice), and report every named tensor. ``on_hook(name, text)``
-    is called as each --hook fires."""
+    is called as each --hook fires. An EXPR that calls ``.backward(...)`` itself is reported as is.
+    ``gradient``: a Tensor, or --gradient's text (see resolve_gradient)."""
     program = parse_program(source, max_bytes)
+    receivers = backward_calls(program)
     with allocation_limit(max_bytes):
-        result, ns = run_expression(source, names, max_bytes, program)
+        try:
+            result, ns = run_expression(source, names, max_bytes, program)
+        except CliError as e:
+            raise _cli_error(e.arg, requires_grad_hint(e.message, names)) from e
+        if receivers and not isinstance(result, core.Tensor):
+            return _expression_backward(source, names, result, ns, program, receivers, {
+                "--gradient": gradient is not None, "--of": of, "--then": then, "--hook": hooks,
+                "--retain-grad": retain_grads, "--backward-twice": backward_twice, "--retain-graph": retain_graph})
         _require_tensor(result)
         rname = result_name(ns, result, program)
         pairs = named_tensors(ns, result, names)
@@ -308,6 +380,9 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
         second_name = then or target_name
         second = _require_tensor(_lookup("--then", second_name, tensors), f"--then {second_name}")
         backward_twice = backward_twice or then is not None
+        if gradient is not None and not isinstance(gradient, core.Tensor):
+            gradient = resolve_gradient(gradient, target, tensors, dtype=dtype, stdin_used=stdin_used,
+                                        max_bytes=max_bytes)
 
         fired = []
         current_pass = [1]
@@ -317,15 +392,16 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
         try:
             target.backward(gradient, retain_graph=True if retain_graph else None)
         except (RuntimeError, TypeError, ValueError) as e:
-            msg = _first_line(e)
+            msg = requires_grad_hint(_first_line(e), names)
             arg = ("--gradient" if gradient is not None and "shape" in msg else
                    "--of" if of is not None else "EXPR")
             if "implicitly created only for scalar outputs" in msg:
-                msg += f" ({target_name} has shape {list(target.shape)}; pass --gradient with that shape)"
+                msg += (f" ({target_name} has shape {list(target.shape)}; pass --gradient with that shape, "
+                        f"or --gradient ones)")
             raise _cli_error(arg, f"{target_name}.backward(): {msg}") from e
         passes.append({"of": target_name, "retain_graph": bool(retain_graph),
                        "gradient": jsonable_values(gradient), "ok": True, "error": None,
-                       "grads": _snapshot(tensors), "explanation": None})
+                       "grads": _snapshot(tensors), "explanation": None, "called_by": "command"})
 
         if backward_twice:
             current_pass[0] = 2

@@ -73,6 +73,23 @@ def apply(nbytes: int) -> int:
     return int(nbytes)
 
 
+def snapshot():
+    """The limit state before a run (in-process callers, such as tests, get it back after)."""
+    alloc = sys.modules.get("core._alloc")
+    return os.environ.get(CORE_ENV), (alloc.get_allocation_limit() if alloc is not None else None)
+
+
+def restore(state) -> None:
+    env, core_limit = state
+    if env is None:
+        os.environ.pop(CORE_ENV, None)
+    else:
+        os.environ[CORE_ENV] = env
+    alloc = sys.modules.get("core._alloc")
+    if alloc is not None:
+        alloc.set_allocation_limit(core_limit if core_limit is not None else int(env) if env else None)
+
+
 def describe(nbytes: int) -> str:
     for unit, size in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
         if nbytes >= size:
