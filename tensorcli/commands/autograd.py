@@ -47,14 +47,16 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
+                                        RequiresGradOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
 
 def _print_json(report: dict) -> None:
     from tensorcli import io
-    typer.echo(io.dumps(report))
+    from tensorcli.services import vocab
+    typer.echo(io.dumps(vocab.envelope(report["command"], report)))
 
 
 def grad(
@@ -83,6 +85,7 @@ def grad(
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
+    full_data: FullDataOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
 ):
@@ -102,10 +105,12 @@ def grad(
         if console is not None:
             print_hook(console, name, text)
 
-    report = ag.grad_report(expr, names, gradient=gradient, retain_graph=retain_graph,
-                            backward_twice=backward_twice, hooks=hooks, retain_grads=retains, of=of, then=then,
-                            on_hook=on_hook, max_bytes=limit, dtype=io.parse_dtype(dtype) if dtype else None,
-                            stdin_used=stdin_used)
+    from tensorcli.services import vocab
+    with vocab.full_data(full_data):
+        report = ag.grad_report(expr, names, gradient=gradient, retain_graph=retain_graph,
+                                backward_twice=backward_twice, hooks=hooks, retain_grads=retains, of=of,
+                                then=then, on_hook=on_hook, max_bytes=limit,
+                                dtype=io.parse_dtype(dtype) if dtype else None, stdin_used=stdin_used)
     if json_:
         _print_json(report)
     else:

@@ -37,7 +37,8 @@ def register(app):
             raise CliError("--ndim", f"must be between 0 and 8, got {ndim}")
         rows = listing(ndim=ndim, dim=dim, category=category, include_all=all_)
         if json_:
-            sys.stdout.write(io.dumps({"op": "ops", "ndim": ndim, "dim": dim, "ops": rows}) + "\n")
+            from tensorcli.services import vocab
+            sys.stdout.write(io.dumps(vocab.envelope("ops", {"ndim": ndim, "dim": dim, "ops": rows})) + "\n")
             return
         if not rows:
             raise CliError("--category" if category else "ops",

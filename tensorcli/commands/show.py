@@ -37,9 +37,10 @@ def register(app):
         t = io.load_tensor(tensor, arg="TENSOR", dtype=dtype, stdin_used=[])
         s = stats(t)
         if json_:
-            obj = {"op": "show", "stats": {k: io.json_scalar(v) for k, v in s.items()},
-                   "result": io.result_json(t)}
-            sys.stdout.write(io.dumps(obj) + "\n")
+            from tensorcli.services import vocab
+            with vocab.full_data(full_data):
+                obj = {"stats": {k: io.json_scalar(v) for k, v in s.items()}, "result": vocab.result_json(t)}
+            sys.stdout.write(io.dumps(vocab.envelope("show", obj)) + "\n")
             return
         if out is not None:
             io.save_result(t, out)

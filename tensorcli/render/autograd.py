@@ -130,7 +130,7 @@ def render_graph(report: dict, console) -> None:
         for child in reversed(children):
             work.append((branch, child, depth + 1))
     console.print(tree)
-    console.print(Text(f"{report['nodes']} node{'s' if report['nodes'] != 1 else ''}, "
+    console.print(Text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
                        f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
                        f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
                        f"({format_bytes(report['saved_bytes'])}) saved for backward"), soft_wrap=True)

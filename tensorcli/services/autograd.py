@@ -20,7 +20,7 @@ from core.memory import format_bytes
 from .. import io
 from ..errors import USER_EXCEPTIONS, CliError, describe
 from . import expr
-from . import limits
+from . import limits, vocab
 from .functions import CALLABLES
 
 
@@ -31,11 +31,12 @@ NON_LEAF_NOTE = "non-leaf: .grad is not populated; use --retain-grad NAME"
 RESULT_NAME = "(result)"
 
 # mode key -> label shown in tables
+# mode key (the Python API's name, as in `memory --json`) -> label shown in tables
 MODES = {
-    "enabled": "enabled",
+    "grad": "grad",
     "no_grad": "no_grad",
-    "enable_grad_in_no_grad": "no_grad+enable_grad",
-    "set_grad_enabled_false": "set_grad_enabled(False)",
+    "enable_grad": "no_grad+enable_grad",
+    "set_grad_enabled": "set_grad_enabled(False)",
     "inference_mode": "inference_mode",
 }
 
@@ -192,8 +193,8 @@ def result_name(namespace: dict, result, program) -> str:
 
 def jsonable_values(t):
     """Nested list of a tensor's values (NaN/Infinity as strings, as tensorcli.io writes them);
-    None above MAX_JSON_ELEMENTS."""
-    if t is None or t.numel() > MAX_JSON_ELEMENTS:
+    None above the --json threshold (services.vocab; tensor_info then says truncated)."""
+    if t is None or t.numel() > vocab.max_elements():
         return None
     return io.json_data(t.detach().numpy())
 
@@ -227,6 +228,9 @@ def tensor_info(name: str, t) -> dict:
         "retains_grad": bool(t.retains_grad),
         "is_inference": bool(t.is_inference()),
         "grad": jsonable_values(g),
+        "truncated": g is not None and g.numel() > vocab.max_elements(),
+        "summary": vocab.summary(g.detach().numpy()) if g is not None and g.numel() > vocab.max_elements()
+        else None,
         "grad_text": str(g) if g is not None else None,
         "note": grad_note(t),
     }
@@ -513,7 +517,7 @@ def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH
             "expr": source,
             "result": tensor_info(rname, result),
             "graph": graph,
-            "nodes": inv.nodes,
+            "graph_nodes": inv.nodes,
             "leaves": inv.leaves,
             "saved_tensors": inv.saved_tensors,
             "saved_bytes": inv.saved_bytes,
@@ -527,17 +531,17 @@ def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH
 
 @contextmanager
 def mode_context(key: str):
-    if key == "enabled":
+    if key == "grad":
         with core.enable_grad():
             yield
     elif key == "no_grad":
         with core.no_grad():
             yield
-    elif key == "enable_grad_in_no_grad":
+    elif key == "enable_grad":
         with core.no_grad():
             with core.enable_grad():
                 yield
-    elif key == "set_grad_enabled_false":
+    elif key == "set_grad_enabled":
         with core.set_grad_enabled(False):
             yield
     elif key == "inference_mode":
