@@ -112,7 +112,16 @@ def _plain_help(p):
     """--help shows a flag as a flag and an argument by its metavar: no '<bool>' / '<str>' type column."""
     if getattr(p, "is_flag", False) or (getattr(p, "param_type_name", "") == "argument" and p.metavar):
         p.display_type_rich = _no_type
+    if getattr(p, "param_type_name", "") == "argument" and hasattr(p, "_usage_display_name"):
+        p._usage_display_name = lambda p=p: _usage_name(p)
     return p
+
+
+def _usage_name(p) -> str:
+    """'TENSOR' for a required argument, '[EXPR]' for an optional one (Typer writes '{TENSOR}')."""
+    name = p.metavar or p.name.upper()
+    name = name if p.required else f"[{name}]"
+    return name + ("..." if p.nargs != 1 and not name.endswith("...") else "")
 
 
 def _light_params(command):
@@ -320,7 +329,13 @@ Examples:
     "tensorcli gather x.npy --dim 0 --index idx.npz:idx -o - | tensorcli show -",
     "tensorcli ops")) + """
 
-Tensor arguments: """ + TENSOR_HELP)
+Tensor arguments: """ + TENSOR_HELP + """
+
+Exit status: 0 ok; 1 a check failed (tensorcli check); 2 bad usage, bad input, a refused allocation or out of memory; 130 interrupted.
+
+Environment: TENSORCLI_MAX_BYTES (largest single allocation, as --max-bytes; default half of physical memory), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
+
+Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 
 
 def build_app(only=None, modules=None) -> typer.Typer:
@@ -328,7 +343,7 @@ def build_app(only=None, modules=None) -> typer.Typer:
     fast path); `modules` overrides COMMAND_MODULES (tests)."""
     import importlib
     app = typer.Typer(name="tensorcli", cls=TensorcliGroup, help=APP_HELP, no_args_is_help=True,
-                      add_completion=False, pretty_exceptions_enable=False,
+                      add_completion=True, pretty_exceptions_enable=False,
                       context_settings={"help_option_names": ["-h", "--help"]})
 
     @app.callback()
@@ -401,6 +416,8 @@ def _group_help(argv):
 def main(argv=None):
     """Console-script entry point (`tensorcli`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if os.environ.get("_TENSORCLI_COMPLETE"):   # the shell asks for completions: every command
+        return typer.main.get_command(get_app()).main(argv, prog_name="tensorcli")
     if argv in (["--version"], ["-V"]):
         sys.stdout.write(f"tensorcli {__version__}\n")
         return 0

@@ -167,7 +167,43 @@ def modes(
         render_modes(report, render.console(no_color))
 
 
+def _help(summary: str, examples) -> str:
+    from tensorcli.commands import escape_markup, fold_example
+    return escape_markup(summary + "\n\nExamples:\n\n" + "\n".join(fold_example(e) for e in examples)
+                         + "\n\n" + _EXPR_HELP)
+
+
+_EXPR_HELP = ("EXPR: PyTorch statements separated by ';' (torch.*, tensor methods, torch.nan, math.pi, "
+              "float('nan')), run by a whitelist interpreter, never eval. --let NAME=TENSOR binds a tensor "
+              "(literal, .npy/.npz[:key]/.json, or -); --requires-grad marks the leaves to differentiate.")
+
+GRAD_EXAMPLES = (
+    "tensorcli grad 'y = 2 * x ** 2' --let x='[1.0, 1.0, 1.0]' --requires-grad x --gradient ones",
+    "tensorcli grad 'y = x * w; y.backward(gradient=torch.ones_like(y))' --let x='[1.0, 2.0]' "
+    "--let w='[3.0, 4.0]' --requires-grad x,w",
+    "tensorcli grad 'z = x * 2; o = z.sum()' --let x='[1.0, 2.0]' --requires-grad x --hook z --retain-grad z",
+    "tensorcli grad 'y = x ** 2; o = y.sum()' --let x='[1.0]' --requires-grad x --backward-twice",
+)
+GRAPH_EXAMPLES = (
+    "tensorcli graph 'o = w.matmul(x + y)' --let x='[1.0, 2.0]' --let y='[0.5, 0.5]' "
+    "--let w='[[1.0, 0.0], [0.0, 1.0]]' --requires-grad x,y,w",
+    "tensorcli graph 'h = torch.tanh(x @ w); loss = (h ** 2).mean()' --let x=x.npy --let w=w.npy "
+    "--requires-grad w --json",
+)
+MODES_EXAMPLES = (
+    "tensorcli modes 'y = (x * w).sum()' --let x='[1.0, 2.0]' --let w='[0.5, 0.5]' --requires-grad w",
+    "tensorcli modes 'y = torch.sigmoid(x @ w)' --let x='[[1.0, 2.0]]' --let w='[[0.1], [0.2]]' "
+    "--requires-grad w --json",
+)
+
+
 def register(app) -> None:
-    app.command(rich_help_panel="autograd")(grad)
-    app.command(rich_help_panel="autograd")(graph)
-    app.command(rich_help_panel="autograd")(modes)
+    app.command(rich_help_panel="autograd", help=_help(
+        "Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom "
+        "Functions). An EXPR that calls .backward(...) itself is shown as it ran.", GRAD_EXAMPLES))(grad)
+    app.command(rich_help_panel="autograd", help=_help(
+        "The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward.",
+        GRAPH_EXAMPLES))(graph)
+    app.command(rich_help_panel="autograd", help=_help(
+        "Run EXPR under each grad mode (grad, no_grad, enable_grad inside no_grad, set_grad_enabled(False), "
+        "inference_mode) and compare what the result carries.", MODES_EXAMPLES))(modes)
