@@ -649,3 +649,53 @@ def test_expression_text_is_not_read_as_rich_markup():
     r = run("modes", "y = x[b]", "--let", "x=[1.0, 2.0]", "--let", "b=1")
     assert r.exit_code == 0, r.output
     assert "modes: y = x[b]" in r.stdout
+
+
+# -- issue 16: what people write ------------------------------------------------------------------
+
+def test_expression_calling_backward_itself_reports_its_gradients_like_torch(torch):
+    src = "y = x * w; y.backward(gradient=torch.ones_like(y))"
+    rep = run_json("grad", src, "--let", "x=[1.0, 2.0]", "--let", "w=[3.0, -1.0]", "--requires-grad", "x,w")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, -1.0], requires_grad=True)
+    y = x * w
+    y.backward(gradient=torch.ones_like(y))
+    rows = by_name(rep)
+    assert rows["x"]["grad"] == x.grad.tolist() and rows["w"]["grad"] == w.grad.tolist()
+    assert rep["backward"][0]["called_by"] == "expression" and rep["backward"][0]["of"] == "y"
+
+
+@pytest.mark.parametrize("gradient", ["torch.ones_like(y)", "ones", "2 * torch.ones_like(y) + y",
+                                      "[1.0, 0.5]"])
+def test_gradient_as_an_expression_matches_torch(torch, gradient):
+    rep = run_json("grad", "y = x ** 2", "--let", "x=[1.0, 3.0]", "--requires-grad", "x", "--gradient", gradient)
+    x = torch.tensor([1.0, 3.0], requires_grad=True)
+    y = x ** 2
+    g = {"ones": torch.ones_like(y), "torch.ones_like(y)": torch.ones_like(y),
+         "2 * torch.ones_like(y) + y": 2 * torch.ones_like(y) + y.detach(),
+         "[1.0, 0.5]": torch.tensor([1.0, 0.5])}[gradient]
+    y.backward(g)
+    assert by_name(rep)["x"]["grad"] == x.grad.tolist()
+
+
+def test_one_hint_when_requires_grad_is_missing(torch):
+    with pytest.raises(RuntimeError) as info:
+        (torch.tensor([1.0, 2.0]) * 2).sum().backward()
+    for src in ("y = (x * 2).sum()", "y = (x * 2).sum(); y.backward()"):
+        r = run("grad", src, "--let", "x=[1.0, 2.0]")
+        assert r.exit_code == 2 and str(info.value) in r.stderr
+        assert r.stderr.count("--requires-grad x") == 1 and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("const", ["torch.nan", "torch.inf", "torch.pi", "torch.e", "math.pi", "math.inf",
+                                   "float('nan')", "float('-inf')"])
+def test_constants_inside_expressions_match_torch(torch, const):
+    import math
+    rep = run_json("grad", f"y = (x * {const}).sum()", "--let", "x=[1.0, 2.0]", "--requires-grad", "x")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    value = {"torch.nan": torch.nan, "torch.inf": torch.inf, "torch.pi": torch.pi, "torch.e": torch.e,
+             "math.pi": math.pi, "math.inf": math.inf, "float('nan')": float("nan"),
+             "float('-inf')": float("-inf")}[const]
+    (x * value).sum().backward()
+    from tensorcli.io import json_scalar   # NaN/Infinity as --json writes them
+    assert by_name(rep)["x"]["grad"] == [json_scalar(v) for v in x.grad.tolist()]
