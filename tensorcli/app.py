@@ -4,26 +4,44 @@ Commands come from `tensorcli/commands/` (contract in its __init__); the op comm
 registry entry with `cli=True`, from `tensorcli/commands/op.py` (parameters: `tensorcli/spec.py`).
 `main()` builds only the op command named on the command line (the fast path), and `--help`
 lists the op commands from a precomputed table without building them.
-Errors: everything goes through `tensorcli.errors` (one line on stderr, exit 2 for bad input).
+Errors: everything goes through `tensorcli.errors` (one line on stderr, exit 2 for bad input;
+the whole exit-code contract is in its docstring). Ctrl-C exits 130 without a traceback at any
+moment: the handler below is installed before the first heavy import.
 """
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import List
 
-import typer
+
+def _interrupted(signum, frame):  # pragma: no cover - exercised by tests/test_exit_codes.py
+    """SIGINT outside a command's run (start-up, imports, exit): leave at once, status 130."""
+    os._exit(130)
+
+
+if os.path.basename(sys.argv[0] or "") in ("tensorcli", "__main__.py"):  # the console script, python -m
+    try:
+        signal.signal(signal.SIGINT, _interrupted)
+    except ValueError:  # pragma: no cover - not the main thread
+        pass
+
+from typing import List  # noqa: E402 - after the SIGINT handler: imports below take ~100 ms
+
+import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup
 
-from . import __version__
-from .commands import escape_markup as _escape, fold_example
-from .errors import CliError, EXIT_USAGE, debug_requested, one_line, report
-from .spec import TENSOR_HELP
+from . import __version__  # noqa: E402
+from .commands import escape_markup as _escape, fold_example  # noqa: E402
+from .errors import (CliError, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, debug_requested,  # noqa: E402
+                     one_line, report)
+from .spec import TENSOR_HELP  # noqa: E402
 
 try:  # newer typer vendors click as typer._click
-    from typer._click.exceptions import ClickException as _ClickException
+    from typer._click.exceptions import ClickException as _ClickException, UsageError as _UsageError
     from typer import Abort as _ClickAbort
 except ImportError:  # pragma: no cover - typer on top of click
-    from click.exceptions import Abort as _ClickAbort, ClickException as _ClickException
+    from click.exceptions import Abort as _ClickAbort, ClickException as _ClickException, UsageError as _UsageError
 
 
 # -- the app -------------------------------------------------------------------------------
@@ -94,7 +112,16 @@ def _plain_help(p):
     """--help shows a flag as a flag and an argument by its metavar: no '<bool>' / '<str>' type column."""
     if getattr(p, "is_flag", False) or (getattr(p, "param_type_name", "") == "argument" and p.metavar):
         p.display_type_rich = _no_type
+    if getattr(p, "param_type_name", "") == "argument" and hasattr(p, "_usage_display_name"):
+        p._usage_display_name = lambda p=p: _usage_name(p)
     return p
+
+
+def _usage_name(p) -> str:
+    """'TENSOR' for a required argument, '[EXPR]' for an optional one (Typer writes '{TENSOR}')."""
+    name = p.metavar or p.name.upper()
+    name = name if p.required else f"[{name}]"
+    return name + ("..." if p.nargs != 1 and not name.endswith("...") else "")
 
 
 def _light_params(command):
@@ -130,30 +157,27 @@ class TensorcliGroup(TyperGroup):
             return TyperCommand(cmd_name, help=short, short_help=short, rich_help_panel=panel)
         return _light_params(cmd) if cmd is not None else None
 
+    def resolve_command(self, ctx, args):
+        """An unknown command: suggestions from every command and every op in core's registry."""
+        name = args[0] if args else None
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            raise _UsageError(no_such_command(name, self.list_commands(ctx)), ctx)
+        return super().resolve_command(ctx, args)
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
         debug = debug_requested(argv)
         _light_params(self)
+        _catch_interrupts()
+        from .services import limits
+        state = limits.snapshot()
         try:
-            rv = super().main(argv, prog_name or "tensorcli", complete_var, standalone_mode=False, **extra)
-        except _ClickException as e:
-            code = _usage_error(e, debug)
-        except _ClickAbort:
-            sys.stderr.write("Aborted!\n")
-            code = 1
-        except KeyboardInterrupt:
-            code = 130
-        except BrokenPipeError:
-            _silence_stdout()
-            code = 1
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except CliError as e:
-            code = report(e, debug=debug)
-        except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 1
-            code = report(e, debug=debug)
-        else:
-            code = rv if isinstance(rv, int) else 0
+            code = self._run(argv, prog_name, complete_var, debug, **extra)
+        except KeyboardInterrupt:  # between two handlers
+            code = EXIT_INTERRUPTED
+        finally:
+            _ignore_interrupts()
+            limits.restore(state)
         if not standalone_mode:
             return code
         try:
@@ -163,6 +187,84 @@ class TensorcliGroup(TyperGroup):
         except (OSError, ValueError):
             pass
         sys.exit(code)
+
+    def _run(self, argv, prog_name, complete_var, debug, **extra) -> int:
+        """The command's exit status, by the contract of tensorcli.errors."""
+        try:
+            _apply_default_limit()
+            rv = super().main(argv, prog_name or "tensorcli", complete_var, standalone_mode=False, **extra)
+        except _ClickException as e:
+            return _usage_error(e, debug)
+        except (_ClickAbort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            _quiet_stderr_newline()
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
+            _silence_stdout()
+            return EXIT_OK
+        except SystemExit as e:
+            if isinstance(e.__context__, BrokenPipeError):  # Rich's Console.on_broken_pipe: exit(1)
+                _silence_stdout()
+                return EXIT_OK
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
+        except Exception as e:  # noqa: BLE001 - CliError, MemoryError, bugs: one line, exit 2
+            if isinstance(e, OSError) and getattr(e, "errno", None) == 32:  # EPIPE wrapped by a writer
+                _silence_stdout()
+                return EXIT_OK
+            return report(e, debug=debug)
+        return rv if isinstance(rv, int) else 0
+
+
+def _catch_interrupts():
+    """While a command runs, Ctrl-C raises KeyboardInterrupt (so `finally` blocks clean up)."""
+    if signal.getsignal(signal.SIGINT) is _interrupted:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _ignore_interrupts():
+    """After the run, Ctrl-C ends the process at once (status 130, nothing printed)."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted)
+
+
+def _quiet_stderr_newline():
+    try:
+        sys.stderr.write("\n")
+    except (OSError, ValueError):
+        pass
+
+
+def no_such_command(name: str, commands) -> str:
+    """"No such command 'meen'. Did you mean 'mean'?": close command names first, then core's ops
+    that have no command (their Python name)."""
+    import difflib
+    commands = [c for c in commands if c]
+    key = name.replace("_", "-").lower()
+    close = difflib.get_close_matches(key, commands, n=3, cutoff=0.6)
+    if key in commands and key != name:
+        close = [key]
+    ops = _ops_without_command(commands)
+    hit = name.replace("-", "_") if name.replace("-", "_") in ops else None
+    if hit:
+        close = []
+    msg = f"No such command '{name}'."
+    if close:
+        msg += " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    near = [hit] if hit else difflib.get_close_matches(name.replace("-", "_"), ops, n=2, cutoff=0.75)
+    if near and not (close and close[0] == key):
+        msg += (" " + " / ".join(f"torch.{o}" for o in near) + (" has" if len(near) == 1 else " have")
+                + " no command yet: try it in an expression, e.g. tensorcli grad "
+                + f"'y = torch.{near[0]}(x)' --let x='[1.0, 2.0]' (tensorcli ops --all lists every op)")
+    return msg
+
+
+def _ops_without_command(commands) -> list:
+    """Names in core's registry that are not commands (only on this error path: imports core)."""
+    try:
+        from core.ops.registry import OPS
+    except Exception:  # noqa: BLE001 - suggestions are a courtesy
+        return []
+    have = set(commands)
+    return [n for n in OPS if n.replace("_", "-") not in have and "." not in n]
 
 
 def _silence_stdout():
@@ -195,6 +297,26 @@ def _version(value: bool):
         raise typer.Exit()
 
 
+def _quiet(value: bool):
+    if value:
+        os.environ["TENSORCLI_QUIET"] = "1"
+    return value
+
+
+def _man(value: bool):
+    if value:
+        from .render.man import man_page
+        sys.stdout.write(man_page())
+        raise typer.Exit()
+
+
+def _apply_default_limit():
+    """Before any command imports core: the allocation limit from TENSORCLI_MAX_BYTES or the
+    default (a fraction of physical memory); a command's --max-bytes replaces it."""
+    from .services import limits
+    limits.apply(limits.effective(None))
+
+
 APP_HELP = _escape("""See what a PyTorch tensor op does, from the shell.
 
 Each op command runs the op on your tensors (PyTorch's semantics, on a NumPy engine) and prints the result; --explain shows where every output element came from.
@@ -207,7 +329,13 @@ Examples:
     "tensorcli gather x.npy --dim 0 --index idx.npz:idx -o - | tensorcli show -",
     "tensorcli ops")) + """
 
-Tensor arguments: """ + TENSOR_HELP)
+Tensor arguments: """ + TENSOR_HELP + """
+
+Exit status: 0 ok; 1 a check failed (tensorcli check); 2 bad usage, bad input, a refused allocation or out of memory; 130 interrupted.
+
+Environment: TENSORCLI_MAX_BYTES (largest single allocation, as --max-bytes; default half of physical memory), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
+
+Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 
 
 def build_app(only=None, modules=None) -> typer.Typer:
@@ -215,12 +343,16 @@ def build_app(only=None, modules=None) -> typer.Typer:
     fast path); `modules` overrides COMMAND_MODULES (tests)."""
     import importlib
     app = typer.Typer(name="tensorcli", cls=TensorcliGroup, help=APP_HELP, no_args_is_help=True,
-                      add_completion=False, pretty_exceptions_enable=False,
+                      add_completion=True, pretty_exceptions_enable=False,
                       context_settings={"help_option_names": ["-h", "--help"]})
 
     @app.callback()
-    def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                           help="Print the version and exit.")):
+    def _root(version: bool = typer.Option(False, "-V", "--version", callback=_version, is_eager=True,
+                                           help="Print the version and exit."),
+              quiet: bool = typer.Option(False, "-q", "--quiet", callback=_quiet, is_eager=True,
+                                         help="No progress bars or notes on stderr (errors still print)."),
+              man: bool = typer.Option(False, "--man", callback=_man, is_eager=True,
+                                       help="Print the manual page (roff) and exit: tensorcli --man | man -l -")):
         """tensorcli"""
 
     from .commands import COMMAND_MODULES
@@ -259,6 +391,8 @@ def __getattr__(name):
 def _fast_path_names(argv):
     """The op command named on the command line, when it is the only one we need to build."""
     for a in argv:
+        if a in ("-q", "--quiet"):
+            continue
         if a.startswith("-"):
             return None  # an option before the command (--help, --version): build everything
         return {a}
@@ -282,7 +416,9 @@ def _group_help(argv):
 def main(argv=None):
     """Console-script entry point (`tensorcli`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv == ["--version"]:
+    if os.environ.get("_TENSORCLI_COMPLETE"):   # the shell asks for completions: every command
+        return typer.main.get_command(get_app()).main(argv, prog_name="tensorcli")
+    if argv in (["--version"], ["-V"]):
         sys.stdout.write(f"tensorcli {__version__}\n")
         return 0
     if not argv or argv[0] in ("--help", "-h"):

@@ -1,10 +1,17 @@
 """The one error path of tensorcli.
 
+The exit-code contract (tests/test_exit_codes.py runs it through the console script):
+
+* 0 ok (also when the reader of stdout went away: `tensorcli --help | head -1`);
+* 1 only when a check fails (`tensorcli check`);
+* 2 bad usage, bad input, a refused allocation, out of memory: ONE line on stderr;
+* 130 interrupted (Ctrl-C), at any moment, without a traceback.
+
 A `CliError(arg, message)` is bad usage or bad input: `arg` names what was wrong
-('--index', 'INPUT', '--dtype', or the op name when core refused the call). It is
-printed as ONE line on stderr and the process exits with status 2; `--debug` (or
+('--index', 'INPUT', '--dtype', or the op name when core refused the call). `--debug` (or
 TENSORCLI_DEBUG=1) adds the traceback. Anything else escaping a command is a bug in
-tensorcli: one line plus a hint to rerun with --debug, exit status 1.
+tensorcli: one line plus a hint to rerun with --debug, exit status 2 as well (status 1 is
+reserved for a failed check).
 """
 from __future__ import annotations
 
@@ -12,8 +19,15 @@ import os
 import sys
 from contextlib import contextmanager
 
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
-EXIT_INTERNAL = 1
+EXIT_INTERNAL = 2     # a bug still exits 2: status 1 means "a check failed"
+EXIT_INTERRUPTED = 130
+
+# How people raise the allocation limit (core's messages name its Python call or env variable).
+_LIMIT_HINTS = (("see core.set_allocation_limit", "raise it with --max-bytes SIZE or TENSORCLI_MAX_BYTES"),
+                ("(CORE_MAX_ALLOC_BYTES)", "(--max-bytes SIZE or TENSORCLI_MAX_BYTES)"))
 
 # What core raises for bad user input (PyTorch's classes); MemoryError for absurd sizes.
 USER_EXCEPTIONS = (RuntimeError, IndexError, ValueError, TypeError, KeyError, MemoryError, OverflowError)
@@ -44,8 +58,16 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     if isinstance(exc, MemoryError):
-        return "out of memory" + (f": {exc}" if str(exc) else "")
-    return str(exc) or type(exc).__name__
+        return ("out of memory" + (f": {exc}" if str(exc) else "")
+                + " (lower the sizes, or the limit with --max-bytes SIZE / TENSORCLI_MAX_BYTES)")
+    return name_the_flag(str(exc) or type(exc).__name__)
+
+
+def name_the_flag(text: str) -> str:
+    """Core's allocation refusals name `core.set_allocation_limit`; people set --max-bytes."""
+    for old, new in _LIMIT_HINTS:
+        text = text.replace(old, new)
+    return text
 
 
 @contextmanager
@@ -82,7 +104,9 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
         import traceback
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
     if isinstance(exc, CliError):
-        code, text = EXIT_USAGE, str(exc)
+        code, text = EXIT_USAGE, name_the_flag(str(exc))
+    elif isinstance(exc, MemoryError):
+        code, text = EXIT_USAGE, describe(exc)
     else:
         code = EXIT_INTERNAL
         text = f"internal error: {type(exc).__name__}: {describe(exc)}"
@@ -98,5 +122,5 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
 
 
 def fail(exc: BaseException, *, debug: bool = False):
-    """Report `exc` (one line on stderr) and exit: 2 for CliError, 1 for anything else."""
+    """Report `exc` (one line on stderr) and exit with status 2."""
     raise SystemExit(report(exc, debug=debug))

@@ -535,12 +535,12 @@ def test_json_summary_keys(app, tmp_path):
     r = invoke(app, d, "--json")
     assert r.exit_code == 1
     obj = json.loads(r.stdout)
-    assert obj["schema"] == "tensorcli.check/1"
-    assert set(obj["summary"]) >= {"tests", "passed", "failed", "errors", "skipped", "deselected", "duration"}
+    assert obj["schema"] == "tensorcli.check/2" and obj["command"] == "check"
+    assert set(obj["summary"]) >= {"tests", "passed", "failed", "errors", "skipped", "deselected", "wall_s"}
     assert obj["summary"]["tests"] == 5 and obj["summary"]["passed"] == 2
     assert len(obj["cases"]) == 5
     for c in obj["cases"]:
-        assert set(c) >= {"file", "name", "classname", "status", "duration", "message", "details", "torch"}
+        assert set(c) >= {"file", "name", "classname", "status", "wall_s", "message", "details", "torch"}
         assert c["status"] in ("passed", "failed", "error", "skipped")
     wrong = next(c for c in obj["cases"] if c["name"] == "wrong expectation")
     assert wrong["status"] == "failed" and "expected 0.7, got 0.8" in "\n".join(wrong["details"])

@@ -157,7 +157,7 @@ def test_op_json_output_matches_torch(torch, run, case):
     r = run(*_argv(op, inp, args), "--json")
     assert r.exit_code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert obj["op"] == op
+    assert obj["op"] == op and obj["schema"] == "tensorcli.op/2" and obj["command"] == cli_spec.command_name(op)
     assert_json_result(obj["result"], ref(torch, torch.tensor(json.loads(inp))))
 
 

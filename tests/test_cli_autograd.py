@@ -111,7 +111,7 @@ def assert_tensor_rows_match(report, named):
         assert row["is_leaf"] == t.is_leaf, n
         assert row["requires_grad"] == t.requires_grad, n
         assert row["grad_fn"] == (t.grad_fn.name() if t.grad_fn is not None else None), n
-        assert row["dtype"] == str(t.dtype) and row["shape"] == list(t.shape), n
+        assert row["dtype"] == str(t.dtype).removeprefix("torch.") and row["shape"] == list(t.shape), n
         g = t.grad if (t.is_leaf or t.retains_grad) else None
         if g is None:
             assert row["grad"] is None, n
@@ -302,7 +302,7 @@ def test_requires_grad_on_integer_tensor_is_pytorchs_error(torch):
 
 def test_dtype_casts_let_tensors_so_integers_can_require_grad():
     rep = run_json("grad", "o = (x * x).sum()", "--let", "x=[1, 2]", "--dtype", "float64", "--requires-grad", "x")
-    assert by_name(rep)["x"]["dtype"] == "torch.float64" and by_name(rep)["x"]["grad"] == [2.0, 4.0]
+    assert by_name(rep)["x"]["dtype"] == "float64" and by_name(rep)["x"]["grad"] == [2.0, 4.0]
 
 
 @pytest.mark.parametrize("args,arg", [
@@ -346,7 +346,7 @@ def test_let_reads_json_file(tmp_path):
     p = tmp_path / "w.json"
     p.write_text('{"data": [[1.0, 2.0]], "dtype": "float64"}')
     rep = run_json("grad", "o = (w ** 2).sum()", "--let", f"w={p}", "--requires-grad", "w")
-    assert by_name(rep)["w"]["dtype"] == "torch.float64" and by_name(rep)["w"]["grad"] == [[2.0, 4.0]]
+    assert by_name(rep)["w"]["dtype"] == "float64" and by_name(rep)["w"]["grad"] == [[2.0, 4.0]]
 
 
 def test_unnamed_result_is_reported_as_result():
@@ -429,7 +429,7 @@ def test_graph_shows_saved_tensors_and_custom_needs_input_grad():
     assert g["name"] == "MultiplyAddBackward" and g["custom"] is True
     assert g["needs_input_grad"] == [True, False, True]
     assert [(s["name"], s["shape"], s["dtype"], s["bytes"]) for s in g["saved"]] == [
-        ("w", [1], "torch.float32", 4), ("x", [1], "torch.float32", 4)]
+        ("w", [1], "float32", 4), ("x", [1], "float32", 4)]
     assert [c and c.get("variable") for c in g["next"]] == ["w", None, "b"]
 
 
@@ -439,7 +439,7 @@ def test_graph_shared_node_is_shown_once_then_referenced():
     sum_node, mean_node = add["next"]
     assert sum_node["next"][0]["name"] == "MulBackward0" and "ref" not in sum_node["next"][0]
     assert mean_node["next"][0] == {"name": "MulBackward0", "id": sum_node["next"][0]["id"], "ref": True}
-    assert rep["nodes"] == 4
+    assert rep["graph_nodes"] == 4
 
 
 def test_graph_tree_text_names_nodes_leaves_and_saved_bytes():
@@ -452,7 +452,7 @@ def test_graph_tree_text_names_nodes_leaves_and_saved_bytes():
 
 def test_graph_of_result_without_grad_explains_why():
     rep = run_json("graph", "y = x * 2", "--let", "x=[1.0]")
-    assert rep["graph"] is None and "does not require grad" in rep["note"] and rep["nodes"] == 0
+    assert rep["graph"] is None and "does not require grad" in rep["note"] and rep["graph_nodes"] == 0
 
 
 def test_graph_max_depth_truncates():
@@ -465,7 +465,7 @@ def test_graph_max_depth_truncates():
 def test_graph_of_a_long_chain_renders_json_and_tree():
     src = "; ".join(["y = x * 1.0"] + ["y = y * 1.0"] * 99)
     rep = run_json("graph", src, "--let", "x=[1.0]", "--requires-grad", "x")
-    assert rep["nodes"] == 100
+    assert rep["graph_nodes"] == 100
     r = run("graph", src, "--let", "x=[1.0]", "--requires-grad", "x")
     assert r.exit_code == 0 and "deeper nodes not shown" in r.stdout
 
@@ -490,8 +490,8 @@ def _torch_modes(torch):
             with torch.enable_grad():
                 yield
 
-    return {"enabled": torch.enable_grad, "no_grad": torch.no_grad, "enable_grad_in_no_grad": nested,
-            "set_grad_enabled_false": lambda: torch.set_grad_enabled(False), "inference_mode": torch.inference_mode}
+    return {"grad": torch.enable_grad, "no_grad": torch.no_grad, "enable_grad": nested,
+            "set_grad_enabled": lambda: torch.set_grad_enabled(False), "inference_mode": torch.inference_mode}
 
 
 MODES_CASES = [
@@ -527,7 +527,7 @@ def test_modes_json_matches_torch(torch, source, lets, rg):
 def test_modes_summary_sentence_states_which_modes_build_a_graph():
     rep = run_json("modes", "y = (x * w).sum()", "--let", "x=[1.0]", "--let", "w=[2.0]", "--requires-grad", "w")
     s = rep["summary"]
-    assert s.startswith("enabled and no_grad+enable_grad record a graph (2 nodes")
+    assert s.startswith("grad and no_grad+enable_grad record a graph (2 nodes")
     assert "no_grad, set_grad_enabled(False) and inference_mode build none" in s
     assert "inference tensors, which cannot be used later in autograd" in s and s.endswith(".")
 
@@ -535,7 +535,7 @@ def test_modes_summary_sentence_states_which_modes_build_a_graph():
 def test_modes_table_lists_every_mode_and_the_summary():
     r = run("modes", "y = (x * w).sum()", "--let", "x=[1.0]", "--let", "w=[2.0]", "--requires-grad", "w")
     assert r.exit_code == 0, r.output
-    for label in ("enabled", "no_grad+enable_grad", "set_grad_enabled(False)", "inference_mode", "SumBackward0"):
+    for label in ("grad", "no_grad+enable_grad", "set_grad_enabled(False)", "inference_mode", "SumBackward0"):
         assert label in r.stdout
     assert "build none" in r.stdout
 
@@ -544,8 +544,8 @@ def test_modes_saved_bytes_is_zero_without_graph_and_positive_with_it():
     rep = run_json("modes", "y = (x * w).sum()", "--let", "x=[1.0, 2.0]", "--let", "w=[2.0, 3.0]",
                    "--requires-grad", "w")
     saved = {r["mode"]: r["saved_bytes"] for r in rep["modes"]}
-    assert saved["enabled"] > 0 and saved["enabled"] == saved["enable_grad_in_no_grad"]
-    assert saved["no_grad"] == saved["set_grad_enabled_false"] == saved["inference_mode"] == 0
+    assert saved["grad"] > 0 and saved["grad"] == saved["enable_grad"]
+    assert saved["no_grad"] == saved["set_grad_enabled"] == saved["inference_mode"] == 0
 
 
 def test_modes_do_not_leak_in_place_changes_between_runs():
@@ -649,3 +649,53 @@ def test_expression_text_is_not_read_as_rich_markup():
     r = run("modes", "y = x[b]", "--let", "x=[1.0, 2.0]", "--let", "b=1")
     assert r.exit_code == 0, r.output
     assert "modes: y = x[b]" in r.stdout
+
+
+# -- issue 16: what people write ------------------------------------------------------------------
+
+def test_expression_calling_backward_itself_reports_its_gradients_like_torch(torch):
+    src = "y = x * w; y.backward(gradient=torch.ones_like(y))"
+    rep = run_json("grad", src, "--let", "x=[1.0, 2.0]", "--let", "w=[3.0, -1.0]", "--requires-grad", "x,w")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, -1.0], requires_grad=True)
+    y = x * w
+    y.backward(gradient=torch.ones_like(y))
+    rows = by_name(rep)
+    assert rows["x"]["grad"] == x.grad.tolist() and rows["w"]["grad"] == w.grad.tolist()
+    assert rep["backward"][0]["called_by"] == "expression" and rep["backward"][0]["of"] == "y"
+
+
+@pytest.mark.parametrize("gradient", ["torch.ones_like(y)", "ones", "2 * torch.ones_like(y) + y",
+                                      "[1.0, 0.5]"])
+def test_gradient_as_an_expression_matches_torch(torch, gradient):
+    rep = run_json("grad", "y = x ** 2", "--let", "x=[1.0, 3.0]", "--requires-grad", "x", "--gradient", gradient)
+    x = torch.tensor([1.0, 3.0], requires_grad=True)
+    y = x ** 2
+    g = {"ones": torch.ones_like(y), "torch.ones_like(y)": torch.ones_like(y),
+         "2 * torch.ones_like(y) + y": 2 * torch.ones_like(y) + y.detach(),
+         "[1.0, 0.5]": torch.tensor([1.0, 0.5])}[gradient]
+    y.backward(g)
+    assert by_name(rep)["x"]["grad"] == x.grad.tolist()
+
+
+def test_one_hint_when_requires_grad_is_missing(torch):
+    with pytest.raises(RuntimeError) as info:
+        (torch.tensor([1.0, 2.0]) * 2).sum().backward()
+    for src in ("y = (x * 2).sum()", "y = (x * 2).sum(); y.backward()"):
+        r = run("grad", src, "--let", "x=[1.0, 2.0]")
+        assert r.exit_code == 2 and str(info.value) in r.stderr
+        assert r.stderr.count("--requires-grad x") == 1 and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("const", ["torch.nan", "torch.inf", "torch.pi", "torch.e", "math.pi", "math.inf",
+                                   "float('nan')", "float('-inf')"])
+def test_constants_inside_expressions_match_torch(torch, const):
+    import math
+    rep = run_json("grad", f"y = (x * {const}).sum()", "--let", "x=[1.0, 2.0]", "--requires-grad", "x")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    value = {"torch.nan": torch.nan, "torch.inf": torch.inf, "torch.pi": torch.pi, "torch.e": torch.e,
+             "math.pi": math.pi, "math.inf": math.inf, "float('nan')": float("nan"),
+             "float('-inf')": float("-inf")}[const]
+    (x * value).sum().backward()
+    from tensorcli.io import json_scalar   # NaN/Infinity as --json writes them
+    assert by_name(rep)["x"]["grad"] == [json_scalar(v) for v in x.grad.tolist()]

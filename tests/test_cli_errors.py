@@ -130,14 +130,15 @@ def test_debug_adds_the_traceback(app):
     assert "Traceback" in r.stderr and r.stderr.rstrip().splitlines()[-1].startswith("tensorcli: error: gather")
 
 
-def test_internal_errors_exit_1_with_a_hint(app, monkeypatch):
+def test_internal_errors_exit_2_with_a_hint(app, monkeypatch):
+    """Status 1 is reserved for a failed check (tensorcli.errors): a bug exits 2, one line."""
     from tensorcli import render
 
     def boom(*a, **k):
         raise ZeroDivisionError("bug")
     monkeypatch.setattr(render, "print_lines", boom)
     r = CliRunner().invoke(app, ["show", X], env={"NO_COLOR": "1"})
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert r.stderr.strip() == ("tensorcli: error: internal error: ZeroDivisionError: bug "
                                 "(rerun with --debug for the traceback)")
 

@@ -47,14 +47,16 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
+                                        RequiresGradOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
 
 def _print_json(report: dict) -> None:
     from tensorcli import io
-    typer.echo(io.dumps(report))
+    from tensorcli.services import vocab
+    typer.echo(io.dumps(vocab.envelope(report["command"], report)))
 
 
 def grad(
@@ -63,7 +65,9 @@ def grad(
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     gradient: Annotated[Optional[str], typer.Option(
-        "--gradient", metavar="TENSOR", help="Gradient passed to backward (needed for non-scalar results).")] = None,
+        "--gradient", metavar="TENSOR|EXPR",
+        help="Gradient passed to backward (needed for non-scalar results): a tensor, 'ones', or an "
+             "expression over EXPR's names such as 'torch.ones_like(y)'.")] = None,
     retain_graph: Annotated[bool, typer.Option(
         "--retain-graph", help="First backward with retain_graph=True.")] = False,
     backward_twice: Annotated[bool, typer.Option(
@@ -79,8 +83,9 @@ def grad(
     then: Annotated[Optional[str], typer.Option(
         "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
+    full_data: FullDataOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
 ):
@@ -92,9 +97,6 @@ def grad(
     stdin_used = []
     with ag.allocation_limit(limit):
         names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
-        g = None
-        if gradient is not None:
-            g = io.load_tensor(gradient, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
     hooks = ag.split_names("--hook", hook)
     retains = ag.split_names("--retain-grad", retain_grad)
     console = None if json_ else render.console(no_color)
@@ -103,9 +105,12 @@ def grad(
         if console is not None:
             print_hook(console, name, text)
 
-    report = ag.grad_report(expr, names, gradient=g, retain_graph=retain_graph, backward_twice=backward_twice,
-                         hooks=hooks, retain_grads=retains, of=of, then=then, on_hook=on_hook,
-                         max_bytes=limit)
+    from tensorcli.services import vocab
+    with vocab.full_data(full_data):
+        report = ag.grad_report(expr, names, gradient=gradient, retain_graph=retain_graph,
+                                backward_twice=backward_twice, hooks=hooks, retain_grads=retains, of=of,
+                                then=then, on_hook=on_hook, max_bytes=limit,
+                                dtype=io.parse_dtype(dtype) if dtype else None, stdin_used=stdin_used)
     if json_:
         _print_json(report)
     else:
@@ -119,7 +124,7 @@ def graph(
     max_depth: Annotated[int, typer.Option(
         "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -143,7 +148,7 @@ def modes(
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     dtype: DtypeOpt = None,
-    max_bytes: MaxBytesOpt = "2GiB",
+    max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -162,7 +167,43 @@ def modes(
         render_modes(report, render.console(no_color))
 
 
+def _help(summary: str, examples) -> str:
+    from tensorcli.commands import escape_markup, fold_example
+    return escape_markup(summary + "\n\nExamples:\n\n" + "\n".join(fold_example(e) for e in examples)
+                         + "\n\n" + _EXPR_HELP)
+
+
+_EXPR_HELP = ("EXPR: PyTorch statements separated by ';' (torch.*, tensor methods, torch.nan, math.pi, "
+              "float('nan')), run by a whitelist interpreter, never eval. --let NAME=TENSOR binds a tensor "
+              "(literal, .npy/.npz[:key]/.json, or -); --requires-grad marks the leaves to differentiate.")
+
+GRAD_EXAMPLES = (
+    "tensorcli grad 'y = 2 * x ** 2' --let x='[1.0, 1.0, 1.0]' --requires-grad x --gradient ones",
+    "tensorcli grad 'y = x * w; y.backward(gradient=torch.ones_like(y))' --let x='[1.0, 2.0]' "
+    "--let w='[3.0, 4.0]' --requires-grad x,w",
+    "tensorcli grad 'z = x * 2; o = z.sum()' --let x='[1.0, 2.0]' --requires-grad x --hook z --retain-grad z",
+    "tensorcli grad 'y = x ** 2; o = y.sum()' --let x='[1.0]' --requires-grad x --backward-twice",
+)
+GRAPH_EXAMPLES = (
+    "tensorcli graph 'o = w.matmul(x + y)' --let x='[1.0, 2.0]' --let y='[0.5, 0.5]' "
+    "--let w='[[1.0, 0.0], [0.0, 1.0]]' --requires-grad x,y,w",
+    "tensorcli graph 'h = torch.tanh(x @ w); loss = (h ** 2).mean()' --let x=x.npy --let w=w.npy "
+    "--requires-grad w --json",
+)
+MODES_EXAMPLES = (
+    "tensorcli modes 'y = (x * w).sum()' --let x='[1.0, 2.0]' --let w='[0.5, 0.5]' --requires-grad w",
+    "tensorcli modes 'y = torch.sigmoid(x @ w)' --let x='[[1.0, 2.0]]' --let w='[[0.1], [0.2]]' "
+    "--requires-grad w --json",
+)
+
+
 def register(app) -> None:
-    app.command(rich_help_panel="autograd")(grad)
-    app.command(rich_help_panel="autograd")(graph)
-    app.command(rich_help_panel="autograd")(modes)
+    app.command(rich_help_panel="autograd", help=_help(
+        "Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom "
+        "Functions). An EXPR that calls .backward(...) itself is shown as it ran.", GRAD_EXAMPLES))(grad)
+    app.command(rich_help_panel="autograd", help=_help(
+        "The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward.",
+        GRAPH_EXAMPLES))(graph)
+    app.command(rich_help_panel="autograd", help=_help(
+        "Run EXPR under each grad mode (grad, no_grad, enable_grad inside no_grad, set_grad_enabled(False), "
+        "inference_mode) and compare what the result carries.", MODES_EXAMPLES))(modes)

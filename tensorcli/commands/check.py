@@ -12,7 +12,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
 
 HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
 
@@ -41,6 +41,7 @@ Examples:
   tensorcli check examples/
   tensorcli check cases.toml -k gather --fail-fast
   tensorcli check examples/ --junit report.xml --against-torch
+  tensorcli check examples/ --junit - 2>/dev/null | xmllint --noout -
 
 Directories contribute their *.toml and *.json files (sorted, not recursive).
 """
@@ -52,7 +53,8 @@ def register(app):
         paths: Annotated[List[str], typer.Argument(metavar="FILE_OR_DIR", show_default=False,
                                                    help="Case files (.toml/.json) or directories of them.")],
         junit: Annotated[Optional[str], typer.Option(
-            "--junit", metavar="PATH", help="Also write a JUnit XML report to PATH.")] = None,
+            "--junit", metavar="PATH", help="Also write a JUnit XML report to PATH ('-': stdout, the "
+                                            "progress lines then go to stderr).")] = None,
         json_: JsonOpt = False,
         keyword: Annotated[Optional[List[str]], typer.Option(
             "-k", metavar="PATTERN",
@@ -63,6 +65,7 @@ def register(app):
         against_torch: Annotated[bool, typer.Option(
             "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
         ] = False,
+        max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
     ):
@@ -72,6 +75,8 @@ def register(app):
         from tensorcli.render import checks as view
         from tensorcli.services import check_report, checks
 
+        if junit == "-" and json_:
+            raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
         try:
             files, cases, errors = checks.load_paths(paths)
         except checks.CaseFileError as e:
@@ -94,9 +99,9 @@ def register(app):
         chosen = checks.select(cases, keyword or ())
         if not chosen:
             raise CliError("-k", f"no case matches {' / '.join(keyword or ())} (of {len(cases)} cases)")
-        con = None if json_ else render.console(no_color)
+        con = None if json_ else render.console(no_color, stderr=junit == "-")
         progress = None
-        if con is not None:
+        if con is not None and not _quiet():
             def progress(r):
                 con.print(view.render_line(r), soft_wrap=True)
         import gc
@@ -117,8 +122,18 @@ def register(app):
             raise typer.Exit(rep.exit_code)
 
 
+def _quiet() -> bool:
+    import os
+    return os.environ.get("TENSORCLI_QUIET", "") not in ("", "0")
+
+
 def _write(path, text):
+    import sys
     from tensorcli.errors import CliError
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

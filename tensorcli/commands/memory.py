@@ -68,7 +68,7 @@ def register(app) -> None:
         backward: Annotated[bool, typer.Option(
             "--backward", help="Run out.sum().backward() after each forward (when the result requires grad).")] = False,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the model's parameters and of the inputs.")] = 0,
-        max_bytes: MaxBytesOpt = "2GiB",
+        max_bytes: MaxBytesOpt = None,
         json_: JsonOpt = False,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,

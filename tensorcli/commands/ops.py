@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
 
 HELP = escape_markup("""List the op commands with their one-line meaning and formula.
 
@@ -26,7 +26,8 @@ def register(app):
             ndim: Annotated[int, typer.Option("--ndim", help="Rank used for the formulas.")] = 2,
             dim: Annotated[int, typer.Option("--dim", help="dim used for the formulas.")] = 1,
             all_: Annotated[bool, typer.Option("--all", help="Also ops without a command.")] = False,
-            json_: JsonOpt = False, debug: DebugOpt = False, no_color: NoColorOpt = False):
+            json_: JsonOpt = False, max_bytes: MaxBytesOpt = None, debug: DebugOpt = False,
+            no_color: NoColorOpt = False):
         import sys
         from tensorcli import io, render
         from tensorcli.errors import CliError
@@ -36,7 +37,8 @@ def register(app):
             raise CliError("--ndim", f"must be between 0 and 8, got {ndim}")
         rows = listing(ndim=ndim, dim=dim, category=category, include_all=all_)
         if json_:
-            sys.stdout.write(io.dumps({"op": "ops", "ndim": ndim, "dim": dim, "ops": rows}) + "\n")
+            from tensorcli.services import vocab
+            sys.stdout.write(io.dumps(vocab.envelope("ops", {"ndim": ndim, "dim": dim, "ops": rows})) + "\n")
             return
         if not rows:
             raise CliError("--category" if category else "ops",

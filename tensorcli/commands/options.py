@@ -28,8 +28,26 @@ LetOpt = Annotated[Optional[List[str]], typer.Option(
 RequiresGradOpt = Annotated[Optional[List[str]], typer.Option(
     "--requires-grad", metavar="NAMES",
     help="Comma-separated --let names to mark requires_grad=True (floating point tensors only).")]
-MaxBytesOpt = Annotated[str, typer.Option(
-    "--max-bytes", metavar="SIZE", help="Refuse any single allocation above SIZE (e.g. 2GiB, 512MiB, 1000000).")]
+
+
+def _apply_max_bytes(value):
+    """--max-bytes (or TENSORCLI_MAX_BYTES) becomes core's allocation limit as soon as it is parsed,
+    before the command loads a tensor (services/limits.py)."""
+    if value is not None:
+        from tensorcli.services import limits   # stdlib only; here to keep this module typer-only
+        limits.apply(limits.parse_size(value))
+    return value
+
+
+MaxBytesOpt = Annotated[Optional[str], typer.Option(
+    "--max-bytes", metavar="SIZE", envvar="TENSORCLI_MAX_BYTES", callback=_apply_max_bytes, show_default=False,
+    help="Refuse any single allocation above SIZE (e.g. 2GiB, 512MiB, 1000000). "
+         "Default: half of physical memory.")]
+FullDataOpt = Annotated[bool, typer.Option(
+    "--full-data", help="With --json: every element, even above the summary threshold "
+                        "(TENSORCLI_JSON_MAX_ELEMENTS, default 10000).")]
+QuietOpt = Annotated[bool, typer.Option(
+    "-q", "--quiet", help="No progress bars or notes on stderr (errors still print).")]
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show where each output element comes from.")]
 AtOpt = Annotated[Optional[str], typer.Option(
     "--at", metavar="I,J", help="Explain one output element (implies --explain).")]

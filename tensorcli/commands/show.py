@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, NoColorOpt, OutOpt
+from tensorcli.commands.options import DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, MaxBytesOpt, NoColorOpt, OutOpt
 
 HELP = """Print a tensor with its shape, dtype, min/max/mean/std and NaN/Inf counts.
 
@@ -26,6 +26,7 @@ def register(app):
     def show(tensor: Annotated[str, typer.Argument(metavar="TENSOR", show_default=False,
                                                    help="JSON literal, .npy/.npz[:key]/.json path, or -.")],
              dtype: DtypeOpt = None, out: OutOpt = None, json_: JsonOpt = False,
+             full_data: FullDataOpt = False, max_bytes: MaxBytesOpt = None,
              debug: DebugOpt = False, no_color: NoColorOpt = False):
         import sys
         from tensorcli import io, render
@@ -36,9 +37,10 @@ def register(app):
         t = io.load_tensor(tensor, arg="TENSOR", dtype=dtype, stdin_used=[])
         s = stats(t)
         if json_:
-            obj = {"op": "show", "stats": {k: io.json_scalar(v) for k, v in s.items()},
-                   "result": io.result_json(t)}
-            sys.stdout.write(io.dumps(obj) + "\n")
+            from tensorcli.services import vocab
+            with vocab.full_data(full_data):
+                obj = {"stats": {k: io.json_scalar(v) for k, v in s.items()}, "result": vocab.result_json(t)}
+            sys.stdout.write(io.dumps(vocab.envelope("show", obj)) + "\n")
             return
         if out is not None:
             io.save_result(t, out)

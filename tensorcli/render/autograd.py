@@ -30,6 +30,8 @@ def render_grad(report: dict, console) -> None:
     args = [a for a, on in (("gradient", first["gradient"] is not None),
                             ("retain_graph=True", first["retain_graph"])) if on]
     title = f"after {first['of']}.backward({', '.join(args)})"
+    if first.get("called_by") == "expression":
+        title = f"after EXPR's own {first['of']}.backward(...)"
     if len(passes) == 2:
         title += f", then {passes[1]['of']}.backward()"
     t = _table(title)
@@ -128,7 +130,7 @@ def render_graph(report: dict, console) -> None:
         for child in reversed(children):
             work.append((branch, child, depth + 1))
     console.print(tree)
-    console.print(Text(f"{report['nodes']} node{'s' if report['nodes'] != 1 else ''}, "
+    console.print(Text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
                        f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
                        f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
                        f"({format_bytes(report['saved_bytes'])}) saved for backward"), soft_wrap=True)

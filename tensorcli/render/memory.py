@@ -1,6 +1,7 @@
 """Rich views of `tensorcli memory`: the per-mode table, per-layer breakdown, byte bars, progress."""
 from __future__ import annotations
 
+import os
 from contextlib import nullcontext
 
 from core.memory import format_bytes as fb
@@ -80,8 +81,9 @@ def render(report, console, *, title="memory") -> None:
 
 def progress_bar(total_batches: int, modes, no_color: bool):
     """(A Rich progress bar on stderr with one task per mode, its update callback); for short runs
-    (nullcontext(), None)."""
-    if total_batches * len(modes) < PROGRESS_MIN_BATCHES:
+    (nullcontext(), None); also with -q/--quiet (TENSORCLI_QUIET)."""
+    quiet = os.environ.get("TENSORCLI_QUIET", "") not in ("", "0")
+    if quiet or total_batches * len(modes) < PROGRESS_MIN_BATCHES:
         return nullcontext(), None
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=make_console(no_color, stderr=True), transient=True)

@@ -20,6 +20,7 @@ from core.memory import format_bytes
 from .. import io
 from ..errors import USER_EXCEPTIONS, CliError, describe
 from . import expr
+from . import limits, vocab
 from .functions import CALLABLES
 
 
@@ -30,11 +31,12 @@ NON_LEAF_NOTE = "non-leaf: .grad is not populated; use --retain-grad NAME"
 RESULT_NAME = "(result)"
 
 # mode key -> label shown in tables
+# mode key (the Python API's name, as in `memory --json`) -> label shown in tables
 MODES = {
-    "enabled": "enabled",
+    "grad": "grad",
     "no_grad": "no_grad",
-    "enable_grad_in_no_grad": "no_grad+enable_grad",
-    "set_grad_enabled_false": "set_grad_enabled(False)",
+    "enable_grad": "no_grad+enable_grad",
+    "set_grad_enabled": "set_grad_enabled(False)",
     "inference_mode": "inference_mode",
 }
 
@@ -56,24 +58,9 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2,
-          "mib": 1024 ** 2, "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4,
-          "tb": 1024 ** 4, "tib": 1024 ** 4}
-
-
 def parse_max_bytes(text) -> int:
-    """'2GiB', '512M', '1000000' -> bytes (binary units); CliError('--max-bytes') otherwise."""
-    if isinstance(text, int):
-        value = text
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
-        if not m or m.group(2).lower() not in _UNITS:
-            raise _cli_error("--max-bytes", f"expected a byte count such as 2GiB, 512MiB or 1000000, "
-                                            f"got {text!r}")
-        value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if value < 1:
-        raise _cli_error("--max-bytes", f"must be at least 1 byte, got {text!r}")
-    return value
+    """'2GiB', '512M', '1000000' -> bytes (binary units); None: the limit in force (services.limits)."""
+    return limits.effective(text)
 
 
 def split_names(option: str, values) -> list:
@@ -206,8 +193,8 @@ def result_name(namespace: dict, result, program) -> str:
 
 def jsonable_values(t):
     """Nested list of a tensor's values (NaN/Infinity as strings, as tensorcli.io writes them);
-    None above MAX_JSON_ELEMENTS."""
-    if t is None or t.numel() > MAX_JSON_ELEMENTS:
+    None above the --json threshold (services.vocab; tensor_info then says truncated)."""
+    if t is None or t.numel() > vocab.max_elements():
         return None
     return io.json_data(t.detach().numpy())
 
@@ -241,6 +228,9 @@ def tensor_info(name: str, t) -> dict:
         "retains_grad": bool(t.retains_grad),
         "is_inference": bool(t.is_inference()),
         "grad": jsonable_values(g),
+        "truncated": g is not None and g.numel() > vocab.max_elements(),
+        "summary": vocab.summary(g.detach().numpy()) if g is not None and g.numel() > vocab.max_elements()
+        else None,
         "grad_text": str(g) if g is not None else None,
         "note": grad_note(t),
     }
@@ -303,14 +293,86 @@ def _second_pass(second, second_name, g2, tensors) -> dict:
     return entry
 
 
+_NO_GRAD = "does not require grad and does not have a grad_fn"
+
+
+def requires_grad_hint(msg: str, names: dict) -> str:
+    """PyTorch's 'element 0 of tensors does not require grad' + what to type instead."""
+    if _NO_GRAD not in msg or any(t.requires_grad for t in names.values()):
+        return msg
+    floats = [n for n, t in names.items() if t.dtype.is_floating_point] or ["NAME"]
+    return (msg + f" (no input requires grad: mark the --let tensors to differentiate, "
+                  f"e.g. --requires-grad {','.join(floats)})")
+
+
+def backward_calls(program) -> list:
+    """The `.backward(...)` calls EXPR makes itself: [receiver name or None]."""
+    found = []
+    for stmt in program.statements:
+        for node in ast.walk(stmt):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "backward"):
+                recv = node.func.value
+                found.append(recv.id if isinstance(recv, ast.Name) else None)
+    return found
+
+
+_FILE = re.compile(r"(\.(npy|npz|json)(:[A-Za-z0-9_.-]+)?$)|^-$")
+
+
+def resolve_gradient(text, target, tensors: dict, *, dtype=None, stdin_used=None, max_bytes=None):
+    """--gradient: a tensor argument (literal, file, -), ``ones`` (torch.ones_like of the tensor
+    backward is called on), or an expression over EXPR's names ('torch.ones_like(y)', '2 * y')."""
+    if text is None:
+        return None
+    t = str(text).strip()
+    if t in ("ones", "ones_like"):
+        return core.ones_like(target)
+    if _FILE.search(t) or not re.search(r"[A-Za-z_]\w*\s*[(.]|^[A-Za-z_]\w*$", t) or t in (
+            "nan", "inf", "True", "False"):
+        return io.load_tensor(t, arg="--gradient", dtype=dtype, stdin_used=stdin_used)
+    names = {n: v for n, v in tensors.items() if n != RESULT_NAME and _NAME.match(n)}
+    try:
+        value, _ = run_expression(t, names, max_bytes or limits.effective(None))
+    except CliError as e:
+        raise _cli_error("--gradient", e.message) from e
+    return _require_tensor(value, "--gradient")
+
+
+def _expression_backward(source, names, result, ns, program, receivers, options) -> dict:
+    """EXPR called backward itself: report the gradients it produced (no backward of ours)."""
+    for opt, given in options.items():
+        if given:
+            raise _cli_error(opt, "EXPR calls .backward() itself; drop it from EXPR to use " + opt)
+    tensors = dict(named_tensors(ns, result, names))
+    tensors.pop(RESULT_NAME, None)
+    of = next((r for r in receivers if r in tensors), None)
+    shown = tensor_info(of, tensors[of]) if of else None
+    passes = [{"of": of or "(expression)", "retain_graph": None, "gradient": None, "ok": True, "error": None,
+               "grads": _snapshot(tensors), "explanation": "EXPR called backward itself",
+               "called_by": "expression"}]
+    return {"command": "grad", "expr": source, "result": shown,
+            "tensors": [tensor_info(n, t) for n, t in tensors.items()], "backward": passes, "hooks": []}
+
+
 def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool = False,
                 backward_twice: bool = False, hooks=(), retain_grads=(), of: str | None = None,
-                then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+                then: str | None = None, on_hook=None, max_bytes: int = DEFAULT_MAX_BYTES,
+                dtype=None, stdin_used=None) -> dict:
     """Evaluate, backward (once or twice), and report every named tensor. ``on_hook(name, text)``
-    is called as each --hook fires."""
+    is called as each --hook fires. An EXPR that calls ``.backward(...)`` itself is reported as is.
+    ``gradient``: a Tensor, or --gradient's text (see resolve_gradient)."""
     program = parse_program(source, max_bytes)
+    receivers = backward_calls(program)
     with allocation_limit(max_bytes):
-        result, ns = run_expression(source, names, max_bytes, program)
+        try:
+            result, ns = run_expression(source, names, max_bytes, program)
+        except CliError as e:
+            raise _cli_error(e.arg, requires_grad_hint(e.message, names)) from e
+        if receivers and not isinstance(result, core.Tensor):
+            return _expression_backward(source, names, result, ns, program, receivers, {
+                "--gradient": gradient is not None, "--of": of, "--then": then, "--hook": hooks,
+                "--retain-grad": retain_grads, "--backward-twice": backward_twice, "--retain-graph": retain_graph})
         _require_tensor(result)
         rname = result_name(ns, result, program)
         pairs = named_tensors(ns, result, names)
@@ -322,6 +384,9 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
         second_name = then or target_name
         second = _require_tensor(_lookup("--then", second_name, tensors), f"--then {second_name}")
         backward_twice = backward_twice or then is not None
+        if gradient is not None and not isinstance(gradient, core.Tensor):
+            gradient = resolve_gradient(gradient, target, tensors, dtype=dtype, stdin_used=stdin_used,
+                                        max_bytes=max_bytes)
 
         fired = []
         current_pass = [1]
@@ -331,15 +396,16 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
         try:
             target.backward(gradient, retain_graph=True if retain_graph else None)
         except (RuntimeError, TypeError, ValueError) as e:
-            msg = _first_line(e)
+            msg = requires_grad_hint(_first_line(e), names)
             arg = ("--gradient" if gradient is not None and "shape" in msg else
                    "--of" if of is not None else "EXPR")
             if "implicitly created only for scalar outputs" in msg:
-                msg += f" ({target_name} has shape {list(target.shape)}; pass --gradient with that shape)"
+                msg += (f" ({target_name} has shape {list(target.shape)}; pass --gradient with that shape, "
+                        f"or --gradient ones)")
             raise _cli_error(arg, f"{target_name}.backward(): {msg}") from e
         passes.append({"of": target_name, "retain_graph": bool(retain_graph),
                        "gradient": jsonable_values(gradient), "ok": True, "error": None,
-                       "grads": _snapshot(tensors), "explanation": None})
+                       "grads": _snapshot(tensors), "explanation": None, "called_by": "command"})
 
         if backward_twice:
             current_pass[0] = 2
@@ -451,7 +517,7 @@ def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH
             "expr": source,
             "result": tensor_info(rname, result),
             "graph": graph,
-            "nodes": inv.nodes,
+            "graph_nodes": inv.nodes,
             "leaves": inv.leaves,
             "saved_tensors": inv.saved_tensors,
             "saved_bytes": inv.saved_bytes,
@@ -465,17 +531,17 @@ def graph_report(source: str, names: dict, *, max_depth: int = DEFAULT_MAX_DEPTH
 
 @contextmanager
 def mode_context(key: str):
-    if key == "enabled":
+    if key == "grad":
         with core.enable_grad():
             yield
     elif key == "no_grad":
         with core.no_grad():
             yield
-    elif key == "enable_grad_in_no_grad":
+    elif key == "enable_grad":
         with core.no_grad():
             with core.enable_grad():
                 yield
-    elif key == "set_grad_enabled_false":
+    elif key == "set_grad_enabled":
         with core.set_grad_enabled(False):
             yield
     elif key == "inference_mode":

@@ -1,4 +1,4 @@
-"""The machine-readable reports of ``tensorcli check``: JSON (schema ``tensorcli.check/1``) and JUnit XML."""
+"""The machine-readable reports of ``tensorcli check``: JSON (schema ``tensorcli.check/2``, docs/json.md) and JUnit XML."""
 from __future__ import annotations
 
 import re
@@ -6,17 +6,23 @@ import socket
 import xml.etree.ElementTree as ET
 from datetime import datetime
 
-from .cases import SCHEMA, Case
+from . import vocab
+from .cases import Case
 from .checks import CaseResult, Report
 
 
 def to_json(report: Report) -> dict:
-    return {"schema": SCHEMA, "summary": report.summary(), "files": report.files,
-            "cases": [r.to_dict() for r in report.results]}
+    return _v2({"summary": report.summary(), "files": report.files,
+            "cases": [r.to_dict() for r in report.results]})
 
 
 def malformed_json(errors) -> dict:
-    return {"schema": SCHEMA, "malformed": [e.to_dict() for e in errors]}
+    return _v2({"malformed": [e.to_dict() for e in errors]})
+
+
+def _v2(body: dict) -> dict:
+    """docs/json.md's vocabulary: schema/command first, durations as wall_s, dtypes as "float32"."""
+    return vocab.envelope("check", vocab.normalize(body, {"duration": "wall_s"}))
 
 
 def to_junit(report: Report) -> str:
@@ -35,13 +41,13 @@ def to_junit(report: Report) -> str:
         host = "localhost"
     for i, (fname, rs) in enumerate(by_file.items()):
         suite = ET.SubElement(root, "testsuite", {
-            "name": fname, "id": str(i), "tests": str(len(rs)),
+            "name": _xml_safe(fname), "id": str(i), "tests": str(len(rs)),
             "failures": str(sum(r.status == "failed" for r in rs)),
             "errors": str(sum(r.status == "error" for r in rs)),
             "skipped": str(sum(r.status == "skipped" for r in rs)),
             "time": f"{sum(r.duration for r in rs):.6f}", "timestamp": stamp, "hostname": host})
         for r in rs:
-            tc = ET.SubElement(suite, "testcase", {"name": r.name, "classname": r.classname,
+            tc = ET.SubElement(suite, "testcase", {"name": _xml_safe(r.name), "classname": _xml_safe(r.classname),
                                                    "time": f"{r.duration:.6f}"})
             if r.status in ("failed", "error"):
                 tag = "failure" if r.status == "failed" else "error"
@@ -68,4 +74,7 @@ _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_safe(s):
-    return _XML_BAD.sub("?", str(s))
+    """Characters XML 1.0 cannot hold (control characters, lone surrogates) written as \\xNN /
+    \\uNNNN, so every XML parser accepts the report and the name stays recognisable."""
+    return _XML_BAD.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                        else f"\\u{ord(m.group()):04x}", str(s))

@@ -13,6 +13,7 @@ of node types; nothing is compiled to code or handed to eval/exec. Three layers:
 from __future__ import annotations
 
 import ast
+import math
 import importlib
 import io
 import types
@@ -96,6 +97,20 @@ def _core_backend() -> Backend:
 # Evaluation
 # ---------------------------------------------------------------------------------------
 
+def _float(x=0.0):
+    """Python's float(): numbers, one-element tensors, and the strings 'nan', 'inf', '1e-3'..."""
+    if isinstance(x, str) and len(x) > 64:
+        raise ValueError("float(): string too long")
+    return float(x)
+
+
+_CONSTANTS = (("nan", math.nan), ("inf", math.inf), ("pi", math.pi), ("e", math.e))
+# Always available, as in PyTorch code: math's constants, float('nan'); torch.nan, torch.inf,
+# torch.pi, torch.e on the core backend (another backend answers for its own module).
+BUILTINS = {**{f"math.{n}": v for n, v in _CONSTANTS}, "math.tau": math.tau, "float": _float}
+TORCH_CONSTANTS = {f"{mod}.{n}": v for mod in ("torch", "core") for n, v in _CONSTANTS}
+
+
 def evaluate(source_or_program, names: dict, *, extra_callables: dict | None = None,
              limits: Limits | None = None, backend: Backend | None = None):
     """Run an expression program; return ``(result, namespace)``.
@@ -120,6 +135,7 @@ def evaluate(source_or_program, names: dict, *, extra_callables: dict | None = N
         if not callable(fn):
             raise ValueError(f"extra_callables: {key!r} is not callable")
         extras[key] = fn
+    extras = {**BUILTINS, **(TORCH_CONSTANTS if backend is None else {}), **extras}
     ev = _Evaluator(program, dict(names), extras, program.limits, backend or _core_backend())
     ev.resolve()
     return ev.run(), ev.namespace

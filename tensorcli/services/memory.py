@@ -12,7 +12,7 @@ never evaluated). No Typer, no Rich: commands/memory.py parses options, render/m
 
 JSON output (``--json``), stable keys; all byte counts are ints, times are seconds:
 
-* ``schema``: ``"tensorcli.memory/1"``.
+* ``schema``: ``"tensorcli.memory/2"``; ``command``: ``"memory"`` (docs/json.md).
 * ``source``: ``model`` (the spec or null), ``expr`` (the expression or null), ``input_shape``
   (list or null), ``batches``, ``keep_outputs``, ``backward``, ``seed``.
 * ``modes``: one object per mode run, keyed by mode name (``grad``, ``no_grad``,
@@ -43,7 +43,7 @@ from ..errors import USER_EXCEPTIONS, CliError
 from . import autograd as ag
 from .models import SpecError, build_model
 
-SCHEMA = "tensorcli.memory/1"
+SCHEMA = "tensorcli.memory/2"
 NO_MODULE = "(no module)"          # per_layer key of ops run outside any nn.Module
 MODES = ("grad", "no_grad", "inference_mode", "detach")
 DEFAULT_MODES = ("grad", "no_grad", "inference_mode")
@@ -181,11 +181,12 @@ def _with_ratios(reports):
 def to_json(report, *, model=None, expr=None, input_shape=None, batches=1, keep_outputs=False,
             backward=False, seed=0) -> dict:
     """The documented ``--json`` object (see module docstring)."""
-    d = report.to_dict()
-    return {"schema": SCHEMA,
-            "source": {"model": model, "expr": expr, "input_shape": list(input_shape) if input_shape else None,
-                       "batches": batches, "keep_outputs": keep_outputs, "backward": backward, "seed": seed},
-            "modes": d["modes"], "ratios": d["ratios"]}
+    from . import vocab
+    d = vocab.normalize(report.to_dict(), {"nodes": "graph_nodes"})   # per_layer counts, as everywhere
+    return vocab.envelope("memory", {
+        "source": {"model": model, "expr": expr, "input_shape": list(input_shape) if input_shape else None,
+                   "batches": batches, "keep_outputs": keep_outputs, "backward": backward, "seed": seed},
+        "modes": d["modes"], "ratios": d["ratios"]})
 
 
 def _numel(shape):

@@ -134,10 +134,13 @@ def run(info, specs, values, *, explain=False, at=None, max_rows=0):
     return call, result, expl
 
 
-def to_json(info, call, result, expl=None, *, max_rows=0) -> dict:
-    """The --json object of an op command."""
+def to_json(info, call, result, expl=None, *, max_rows=0, full_data=False) -> dict:
+    """The --json object of an op command (schema tensorcli.op/2, docs/json.md): the command, the
+    op, its non-tensor arguments, the result (summarised above the threshold unless full_data)."""
+    from . import vocab
     args = {k: io.json_scalar(v) for k, v in call.scalars().items()}
-    obj = {"op": info.name, "args": args, "result": io.result_json(result)}
+    with vocab.full_data(full_data):
+        obj = {"op": info.name, "args": args, "result": vocab.result_json(result)}
     if expl is not None:
         obj.update(expl.to_json(max_rows=max_rows))
-    return obj
+    return vocab.envelope(command_name(info.name), obj, schema_name="op")

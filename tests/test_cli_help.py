@@ -1,0 +1,119 @@
+"""Help that teaches, through the installed console script: examples on every non-op command,
+arguments by name, -V, -q, suggestions from commands and core's ops, the man page, completion,
+`check --junit -`, JUnit that XML parsers accept."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import xml.dom.minidom
+
+import pytest
+
+
+def _script():
+    here = os.path.join(os.path.dirname(sys.executable), "tensorcli")
+    return here if os.path.exists(here) else shutil.which("tensorcli")
+
+
+SCRIPT = _script()
+pytestmark = pytest.mark.skipif(SCRIPT is None, reason="tensorcli console script not installed (pip install -e .)")
+ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
+MAN = os.path.join(os.path.dirname(__file__), "..", "docs", "tensorcli.1")
+
+
+def run(*args, env=None):
+    return subprocess.run([SCRIPT, *map(str, args)], capture_output=True, text=True, timeout=120,
+                          env={**ENV, **(env or {})})
+
+
+@pytest.mark.parametrize("command", ["grad", "graph", "modes", "memory", "show", "ops", "check"])
+def test_every_command_has_examples_and_plain_usage(command):
+    out = run(command, "--help").stdout
+    assert "Example" in out and f"tensorcli {command}" in out.split("Example", 1)[1]
+    usage = next(ln for ln in out.splitlines() if "Usage:" in ln)
+    assert "{" not in usage, usage
+    assert out.count("Usage:") == 1
+
+
+def test_version_short_and_long_and_python_m():
+    from tensorcli import __version__
+    for args in (("-V",), ("--version",)):
+        assert run(*args).stdout.strip() == f"tensorcli {__version__}"
+    r = subprocess.run([sys.executable, "-m", "tensorcli", "-V"], capture_output=True, text=True, env=ENV)
+    assert r.stdout.strip() == f"tensorcli {__version__}"
+
+
+@pytest.mark.parametrize("typo,expected", [("gathr", "'gather'"), ("meen", "torch.mean"), ("mean", "torch.mean"),
+                                           ("index_select", "'index-select'")])
+def test_suggestions_come_from_commands_and_core_ops(typo, expected):
+    r = run(typo)
+    assert r.returncode == 2 and expected in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_mean_is_not_mistaken_for_expand():
+    assert "expand" not in run("mean").stderr
+
+
+def test_help_lists_every_environment_variable_and_the_exit_codes():
+    out = run("--help").stdout
+    for var in ("TENSORCLI_MAX_BYTES", "TENSORCLI_MAX_JSON_BYTES", "TENSORCLI_JSON_MAX_ELEMENTS",
+                "TENSORCLI_DEBUG", "NO_COLOR"):
+        assert var in out, var
+    assert "130" in out and "check failed" in out
+
+
+def test_max_bytes_on_every_non_op_command_with_its_environment_form():
+    for command in ("grad", "graph", "modes", "memory", "show", "ops", "check"):
+        out = run(command, "--help").stdout
+        assert "--max-bytes" in out and "TENSORCLI_MAX_BYTES" in out, command
+
+
+def test_man_page_is_current():
+    r = run("--man")
+    assert r.returncode == 0 and r.stdout.startswith(".TH TENSORCLI 1")
+    with open(MAN, encoding="utf-8") as f:
+        assert f.read() == r.stdout, "docs/tensorcli.1 is stale: tensorcli --man > docs/tensorcli.1"
+
+
+def test_man_page_renders_with_man_when_available(tmp_path):
+    if shutil.which("man") is None:
+        pytest.skip("man is not installed")
+    r = subprocess.run(["man", "-l", MAN], capture_output=True, text=True, env={**ENV, "MANPAGER": "cat"})
+    assert r.returncode == 0 and "ENVIRONMENT" in r.stdout
+
+
+def test_completion_installs_into_home_and_completes(tmp_path):
+    r = run("--install-completion", "bash", env={"HOME": str(tmp_path), "SHELL": "/bin/bash"})
+    assert r.returncode == 0, r.stderr
+    assert "tensorcli" in (tmp_path / ".bashrc").read_text()
+    r = run(env={"_TENSORCLI_COMPLETE": "complete_bash", "COMP_WORDS": "tensorcli gath", "COMP_CWORD": "1"})
+    assert r.stdout.split() == ["gather"]
+
+
+def test_quiet_is_accepted_before_the_command():
+    r = run("-q", "gather", "[[1,2]]", "--dim", "1", "--index", "[[1]]", "--json")
+    assert r.returncode == 0 and r.stderr == ""
+
+
+CASES = ('[[case]]\nname = "bell\\u0007 and escape\\u001b"\nop = "gather"\ninput = [[1, 2]]\ndim = 1\n'
+         'index = [[1]]\nexpect = [[1]]\n')
+
+
+def test_junit_dash_writes_xml_to_stdout_that_parsers_accept(tmp_path):
+    p = tmp_path / "c.toml"
+    p.write_text(CASES)
+    r = subprocess.run([SCRIPT, "check", str(p), "--junit", "-"], capture_output=True, text=True, env=ENV,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 1                       # the case fails: status 1, the report still written
+    assert not (tmp_path / "-").exists()
+    doc = xml.dom.minidom.parseString(r.stdout)   # control characters escaped, so this parses
+    (case,) = doc.getElementsByTagName("testcase")
+    assert case.getAttribute("name") == "bell\\x07 and escape\\x1b"
+    assert "bell" in r.stderr                      # the progress lines moved to stderr
+
+
+def test_junit_dash_with_json_is_refused():
+    r = run("check", "examples", "--junit", "-", "--json")
+    assert r.returncode == 2 and "--junit" in r.stderr
