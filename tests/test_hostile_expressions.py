@@ -170,7 +170,9 @@ def test_max_bytes_option_lowers_the_limit(canary):
     assert r.exit_code == 0, r.output
 
 
-def test_default_limit_is_2_gib(canary):
+def test_max_bytes_refuses_before_allocating(canary):
+    # the default is half of physical memory (issue #16); --max-bytes sets it per command
     path, _ = canary
-    r = runner.invoke(app, ["grad", "y = torch.zeros(2**29 + 1, requires_grad=True); s = y.sum()"])
+    r = runner.invoke(app, ["grad", "--max-bytes", "2GiB",
+                            "y = torch.zeros(2**29 + 1, requires_grad=True); s = y.sum()"])
     _check_refused(r, "limit 2 GiB")

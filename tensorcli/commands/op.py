@@ -17,8 +17,8 @@ from typing import List, Optional
 import typer
 
 from tensorcli.commands import escape_markup as _escape, fold_example
-from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, JsonOpt, MaxRowsOpt, NoColorOpt,
-                                        OutOpt)
+from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
+                                        MaxRowsOpt, NoColorOpt, OutOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
 from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
@@ -98,7 +98,8 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_explain", ExplainOpt, False), ("cli_at", AtOpt, None), ("cli_max_rows", MaxRowsOpt, 40),
            ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
            ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
-           ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None))
+           ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None), ("cli_max_bytes", MaxBytesOpt, None),
+           ("cli_full_data", FullDataOpt, False))
 
 
 def make_op_command(info):
@@ -205,7 +206,8 @@ def run_command(info, specs, values):
         if out_path == "-":
             human = sys.stderr
     if as_json:
-        obj = run_op.to_json(info, call, result, expl if explain_on else None, max_rows=max_rows)
+        obj = run_op.to_json(info, call, result, expl if explain_on else None, max_rows=max_rows,
+                             full_data=values.get("cli_full_data", False))
         if bw is not None:
             from tensorcli.services.explain_any import backward_json
             obj.update(backward_json(bw))
