@@ -10,28 +10,7 @@ each mode and reports the graph (saved for backward), the kept results, and the 
 A model spec is a chain of ``core.nn`` layer calls joined by ``->`` (services/models.py: parsed,
 never evaluated). The work is services/memory.py, the tables render/memory.py.
 
-JSON output (``--json``), stable keys; all byte counts are ints, times are seconds:
-
-* ``schema``: ``"tensorcli.memory/1"``.
-* ``source``: ``model`` (the spec or null), ``expr`` (the expression or null), ``input_shape``
-  (list or null), ``batches``, ``keep_outputs``, ``backward``, ``seed``.
-* ``modes``: one object per mode run, keyed by mode name (``grad``, ``no_grad``,
-  ``inference_mode``, ``detach``), each with:
-  ``mode``; ``batches``; ``keep_outputs``; ``backward`` (backward actually ran); ``graph_nodes``
-  (op nodes reachable from the kept results); ``freed_nodes`` (of those, released by backward);
-  ``saved_tensors`` (distinct buffers saved for backward); ``saved_bytes`` (their bytes, each buffer
-  once; = ``graph_bytes + parameter_bytes + held_bytes``); ``graph_bytes`` (alive only because the
-  graph saved them); ``parameter_bytes`` (saved parameters); ``held_bytes`` (saved tensors held
-  elsewhere: inputs, buffers, results); ``result_bytes`` (distinct buffers of the kept results);
-  ``retained_bytes`` (traced bytes still allocated after the run); ``peak_bytes`` (traced peak
-  during the run, above its start); ``transient_bytes`` (``peak_bytes - retained_bytes``);
-  ``wall_s``; ``per_layer`` (grad only: ``{layer: {type, nodes, saved_tensors, saved_bytes}}``,
-  layers named as in ``model.named_modules()``, ``"(no module)"`` for ops outside layers);
-  ``per_batch_bytes`` (traced bytes after each batch); ``note`` (e.g. why backward was skipped).
-* ``ratios``: grad / no_grad for ``retained_bytes``, ``peak_bytes``, ``saved_bytes``, ``wall_s``
-  (null when either mode was not run or the denominator is 0).
-
-The same text is in docs/memory-json.md.
+JSON output (``--json``): the keys are described in services/memory.py and docs/memory-json.md.
 """
 from __future__ import annotations
 
