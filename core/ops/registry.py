@@ -47,8 +47,10 @@ def add_inplace(opname, name, fn):
 
 
 # PyTorch's argument parser accepts NumPy's names for some parameters (python_arg_parser.cpp,
-# numpy_compatibility_arg_names): x.sum(axis=0, keepdims=True), torch.cat(ts, axis=1).
-NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x1": "input", "x2": "other"}
+# numpy_compatibility_arg_names): x.sum(axis=0, keepdims=True), torch.cat(ts, axis=1). Only the
+# dim/keepdim aliases are honoured: the input/other ones (x1, x2) would put a wrapper frame on every
+# elementwise op for keywords real programs do not use.
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 
 
 def accept_numpy_aliases(fn):
