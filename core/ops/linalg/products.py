@@ -202,7 +202,8 @@ def _should_fold(t1, t2):
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-@register(category="linalg", methods=("matmul",))
+@register(category="linalg", methods=("matmul",), cli=True,
+          cli_example="tensorcli matmul '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]'")
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's rules: 1-D x 1-D dot, 2-D mm, 1-D prepended/appended, batched broadcast."""
     if not isinstance(other, Tensor):
@@ -287,7 +288,8 @@ registry.method("__matmul__", _matmul_dunder)   # overrides the plain `matmul` r
 registry.method("__rmatmul__", _rmatmul_dunder)
 
 
-@register(category="linalg", methods=("mm",))
+@register(category="linalg", methods=("mm",), cli=True,
+          cli_example="tensorcli mm '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'")
 def mm(input, mat2, *, out=None):
     """2-D matrix product."""
     if input._data.ndim != 2:

@@ -242,7 +242,8 @@ class FmodBackward1(FmodBackward0):
 
 # -- public binary functions -----------------------------------------------------------------
 
-@register(category="pointwise", methods=("add", "__add__", "__radd__"), inplace="add_")
+@register(category="pointwise", methods=("add", "__add__", "__radd__"), inplace="add_", cli=True,
+          cli_example="tensorcli add '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, broadcasting and promoting like PyTorch."""
     _check_operand(other, "add")
@@ -292,7 +293,8 @@ def rsub(input, other, *, alpha=1):
     return RsubBackward1.apply(input, other, alpha)
 
 
-@register(category="pointwise", methods=("mul", "multiply", "__mul__", "__rmul__"), inplace="mul_")
+@register(category="pointwise", methods=("mul", "multiply", "__mul__", "__rmul__"), inplace="mul_", cli=True,
+          cli_example="tensorcli mul '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def mul(input, other, *, out=None):
     """input * other, elementwise with broadcasting."""
     _check_operand(other, "mul")

@@ -146,7 +146,8 @@ class MeanBackward0(MeanBackward1):
 _dtname = _dt.scalar_name
 
 
-@register(category="reduction", methods=("mean",))
+@register(category="reduction", methods=("mean",), cli=True,
+          cli_example="tensorcli mean '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --dim 1")
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean; integer inputs need an explicit floating dtype, as in PyTorch."""
     dt = _dt.as_dtype(dtype) if dtype is not None else input.dtype
