@@ -6,8 +6,8 @@ import numpy as np
 from .. import creation
 from . import _kernels as K
 from ._kernels import add_, added, addcmul_, bump, mul_, scal
-from .optimizer import (Optimizer, _check_lr, _check_nonneg, _run_closure, _scalar_state, _tensorize_steps, _to_float,
-                        _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _check_lr, _check_nonneg, _restore_group_defaults, _run_closure, _scalar_state,
+                        _to_float, _use_grad_for_differentiable)
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -28,11 +28,7 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-        _tensorize_steps(self)
+        _restore_group_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def _init_group(self, group, params, grads, square_avgs, acc_deltas, state_steps):
         for p in group["params"]:

@@ -7,8 +7,8 @@ import numpy as np
 from .. import creation
 from . import _kernels as K
 from ._kernels import added, addcdiv_, addcmul_, bump, scal
-from .optimizer import (Optimizer, _check_lr, _check_nonneg, _run_closure, _scalar_state, _tensorize_steps, _to_float,
-                        _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _check_lr, _check_nonneg, _restore_group_defaults, _run_closure, _scalar_state,
+                        _to_float, _use_grad_for_differentiable)
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -42,10 +42,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None)):
-                group.setdefault(key, value)
-        _tensorize_steps(self)
+        _restore_group_defaults(self, foreach=None, maximize=False, differentiable=False, fused=None)
 
     def share_memory(self):
         """Calls tensor.share_memory_() on the state sum tensors (a no-op for NumPy-backed tensors)."""

@@ -6,7 +6,7 @@ import numpy as np
 from .. import creation
 from ._kernels import added, addcdiv_, bump, grad_array, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
-                        _tensorize_steps, _to_float, _use_grad_for_differentiable)
+                        _restore_group_defaults, _to_float, _use_grad_for_differentiable)
 
 __all__ = ["Adamax", "adamax"]
 
@@ -27,11 +27,7 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-        _tensorize_steps(self)
+        _restore_group_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def _init_group(self, group, params, grads, exp_avgs, exp_infs, state_steps):
         for p in group["params"]:

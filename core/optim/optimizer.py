@@ -69,6 +69,15 @@ def _tensorize_steps(optimizer, keys=("step",)):
                     p_state[key] = _scalar_state(p_state[key])
 
 
+def _restore_group_defaults(optimizer, **defaults):
+    """__setstate__ of a state_dict saved by an older torch: options it lacked get their defaults,
+    and Python-number steps become 0-dim tensors."""
+    for group in optimizer.param_groups:
+        for key, value in defaults.items():
+            group.setdefault(key, value)
+    _tensorize_steps(optimizer)
+
+
 def _check_nonneg(**values):
     """torch's `if not 0.0 <= x: raise ValueError(f"Invalid {name} value: {x}")` checks, in order."""
     for name, value in values.items():

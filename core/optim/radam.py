@@ -8,7 +8,7 @@ from .. import creation
 from . import _kernels as K
 from ._kernels import add_, added, addcmul_, bump, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
-                        _tensorize_steps, _to_float, _use_grad_for_differentiable)
+                        _restore_group_defaults, _to_float, _use_grad_for_differentiable)
 
 __all__ = ["RAdam", "radam"]
 
@@ -30,11 +30,8 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False), ("differentiable", False),
-                               ("decoupled_weight_decay", False), ("capturable", False)):
-                group.setdefault(key, value)
-        _tensorize_steps(self)
+        _restore_group_defaults(self, foreach=None, maximize=False, differentiable=False,
+                                decoupled_weight_decay=False, capturable=False)
 
     def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, state_steps):
         for p in group["params"]:
