@@ -7,6 +7,7 @@ in-place variants and error inputs that agree with torch.
 from __future__ import annotations
 
 import argparse
+import re
 import json
 import pathlib
 import sys
@@ -33,6 +34,7 @@ def main(argv=None):
     ap.add_argument("--cap", type=int, default=None, help="samples per OpInfo and dtype (default: all)")
     ap.add_argument("--failures", action="store_true", help="list every disagreement")
     ap.add_argument("--write-baseline", action="store_true", help="write tests/opdb_baseline.json")
+    ap.add_argument("--only", metavar="REGEX", help="run only the OpInfos whose id matches (not with --write-baseline)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     db = opdb.load_op_db()
@@ -42,6 +44,8 @@ def main(argv=None):
     missing = []
     for op in db:
         if opdb.OUT_OF_SCOPE.match(op.name):
+            continue
+        if args.only and not re.search(args.only, opdb.opinfo_id(op)):
             continue
         res = opdb.run_opinfo(op, torch, cap=args.cap)
         if res is None:
@@ -65,7 +69,7 @@ def main(argv=None):
         cells = "".join(f"{c[k + '_agree']:>8}/{c[k + '_total']:<5}" + (
             f"{100 * c[k + '_agree'] / c[k + '_total']:>4.0f}%" if c[k + "_total"] else "    -") for k in KINDS)
         print(f"{name:<22}{c['opinfos']:>5}{cells}")
-    if args.write_baseline:
+    if args.write_baseline and not args.only:
         path = ROOT / "tests" / "opdb_baseline.json"
         path.write_text(json.dumps(dict(sorted(baseline.items())), indent=1) + "\n")
         print(f"wrote {path} ({len(baseline)} OpInfos with known disagreements)")
