@@ -4,6 +4,7 @@ the allocation guard in core/_alloc.py (re-exported here)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -204,7 +205,6 @@ def _all_numbers(arr):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """torch.tensor: copy `data` into a new leaf; ints -> int64, any float -> float32, bools -> bool."""
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
@@ -351,7 +351,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 @export
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """torch.arange: int64 when start/end/step are all integers, else the default float."""
+    """torch.arange: int64 when start/end/step are all integers, else the default float (or out's dtype).
+
+    As ATen's arange_out: the checks use the numbers as given (step 0 and the sign check are RuntimeErrors);
+    an integral result truncates start/end/step to int64 first (int64: the size too, and a step that
+    truncates to 0 is a ValueError; other ints keep the size from the doubles)."""
     check_factory_device(device)
     if end is None:
         start, end = 0, start
@@ -366,16 +370,57 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     allint = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
     dt = _dt.as_dtype(dtype) if dtype is not None else (_dt.int64 if allint else _dt.get_default_dtype())
-    n = max(0, math.ceil((end - start) / step))
-    _check_alloc((n,), dt)
-    if allint or not dt.is_floating_point:
-        data = np.arange(start, end, step).astype(dt.np)[:n]
-    else:
+    if out is not None:
+        dt = _arange_out_dtype(out, dtype, requires_grad)
+    if dt == _dt.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dt.is_floating_point:
+        n = max(0, math.ceil((end - start) / step))
+        _check_alloc((n,), dt)
         data = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
+    else:
+        xs, xe, xst = int(start), int(end), int(step)     # Scalar.to<int64_t>(): truncation
+        if dt == _dt.int64:
+            if xst == 0:
+                raise ValueError("step must be nonzero")
+            num = xe - xs + xst - ((xst > 0) - (xst < 0))
+            n = max(0, abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1))   # C++ division
+        else:
+            n = max(0, math.ceil((end - start) / step))
+        _check_alloc((n,), dt)
+        with np.errstate(over="ignore"):
+            data = (xs + np.arange(n, dtype=np.int64) * xst).astype(dt.np)
+    if out is not None:
+        return _arange_into(out, data)
     t = Tensor._make(data)
     if requires_grad:
         _set_requires_grad(t)
     return t
+
+
+def _arange_out_dtype(out, dtype, requires_grad):
+    if out._requires_grad or requires_grad:
+        raise RuntimeError("aten::arange(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if dtype is not None and _dt.as_dtype(dtype) != out.dtype:
+        raise RuntimeError(f"dtype {_dt.scalar_name(_dt.as_dtype(dtype))} does not match dtype of out parameter "
+                           f"({_dt.scalar_name(out.dtype)})")
+    return out.dtype
+
+
+def _arange_into(out, data):
+    """arange's out=: resized to 1-D (with ATen's warning when it held elements) unless its numel fits."""
+    n = data.shape[0]
+    if out._data.size != n:
+        if out._data.size:
+            warnings.warn(f"The number of elements in the out tensor of shape {list(out._data.shape)} is "
+                          f"{out._data.size} which does not match the computed number of elements {n}. Note that "
+                          "this may occur as a result of rounding error. The out tensor will be resized to a tensor "
+                          f"of shape ({n},).", UserWarning, stacklevel=3)
+        out._data = np.empty((n,), out._data.dtype)
+    out._data[...] = data.reshape(out._data.shape)
+    out._vc[0] += 1
+    return out
 
 
 def _fma32(a, b, c):

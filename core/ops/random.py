@@ -421,8 +421,19 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if input._data.size and ((input._data < 0) | (input._data > 1)).any():
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                                "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        if out is not None:     # ATen's bernoulli_out: out.resize_(input.shape), then out.bernoulli_(input)
+            return bernoulli_(_resize_out(out, input._data.shape), input, generator=generator)
         return bernoulli_(_empty_like(input, None), input, generator=generator)
     return bernoulli_(_empty_like(input, None), p, generator=generator)
+
+
+def _resize_out(out, shape):
+    """`out.resize_(shape)` (no warning, unlike structured ops' out=), then PyTorch's checks before writing
+    (an expanded `out` raises the internal-overlap RuntimeError) before any number is drawn."""
+    if out._data.shape != tuple(shape):
+        out._data = np.empty(shape, out._data.dtype)
+    check_inplace(out)
+    return out
 
 
 @register(category="random", methods=("multinomial",))
@@ -435,6 +446,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_LONG[input.dtype.name]}")
+    if out is not None and out._data.dtype != np.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {_LONG[out.dtype.name]}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = d.shape[-1]
@@ -453,7 +466,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     else:
         _check_rows(rows)
         res = K.multinomial_with_replacement(gen, rows, num_samples)
-    return Tensor._make(res.reshape(d.shape[:-1] + (num_samples,)))
+    res = res.reshape(d.shape[:-1] + (num_samples,))
+    if out is not None:     # ATen's multinomial_out: out resized (no warning), then written
+        _resize_out(out, res.shape)._data[...] = res
+        out._vc[0] += 1
+        return out
+    return Tensor._make(res)
 
 
 def _check_probs(d):

@@ -10,6 +10,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
+from ._out_checks import check_out_overlap
 
 try:    # NumPy >= 2: np.errstate is a ContextVar under the hood; setting it directly costs ~0.3 us
     from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE, _make_extobj
@@ -156,8 +157,9 @@ def zeros_like_t(t):
     return Tensor._make(np.zeros_like(t._data))
 
 
-def _out(result, out):
-    """Implement `out=`: copy into `out` (resizing like PyTorch) and return that same object."""
+def _out(result, out, *inputs):
+    """Implement `out=`: copy into `out` (resizing like PyTorch) and return that same object. ATen's
+    overlap checks: `out` must not alias itself (an expanded tensor) nor any of `inputs`."""
     if out is None:
         return result
     if not isinstance(out, Tensor):
@@ -182,7 +184,10 @@ def _out(result, out):
                           "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
                           "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
                           "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+        check_out_overlap(out, r.shape, inputs)
         out._data = np.empty(r.shape, dtype=out._data.dtype)
+    elif inputs or 0 in out._data.strides:
+        check_out_overlap(out, r.shape, inputs)
     np.copyto(out._data, r, casting="unsafe")
     out._vc[0] += 1
     return out

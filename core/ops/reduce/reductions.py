@@ -8,7 +8,8 @@ from ... import return_types
 from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..indexing import _scatter_into_zeros
-from ..pointwise import maximum, minimum, quietly, where, zeros_like_t
+from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
+from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
 
 
@@ -305,34 +306,41 @@ MaxBackward0 = type("MaxBackward0", (_MaxDim,), {})
 MinBackward0 = type("MinBackward0", (_MaxDim,), {})
 
 
-def _maxmin(input, dim, keepdim, is_max, other_ok=True):
+def _maxmin(input, dim, keepdim, is_max, out=None):
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
-        return (maximum if is_max else minimum)(input, dim)
+        return (maximum if is_max else minimum)(input, dim, out=out)
     if dim is None:
         if keepdim:
             raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, ), but "
                             "expected one of:\n * ()\n * (Tensor other)\n * (int dim, bool keepdim)\n"
                             " * (name dim, bool keepdim)\n")
         _empty_check(input, None, name)
-        return (MaxBackward1 if is_max else MinBackward1).apply(input, None, False, is_max)
+        r = (MaxBackward1 if is_max else MinBackward1).apply(input, None, False, is_max)
+        return r if out is None else _out(r, out)
     d = _wrap_dim(dim, input._data.ndim)
     _empty_check(input, (d,) if input._data.ndim else (), name)
     vals, idx = (MaxBackward0 if is_max else MinBackward0).apply(input, d, keepdim, is_max)
-    return (return_types.max if is_max else return_types.min)(vals, idx)
+    res = (return_types.max if is_max else return_types.min)(vals, idx)
+    if out is None:
+        return res
+    return out_tuple(res, out, name, _out, (EXPECTED_DTYPE, EXPECTED_DTYPE), (input,))
 
 
 @register(category="reduction", methods=("max",), cli=True,
           cli_example="tensorcli max '[[1,2,3],[4,5,6]]' --dim 1")
 def max(input, dim=None, keepdim=False, *, out=None):
     """max() -> the largest element; max(dim) -> (values, indices); max(other) -> elementwise maximum."""
-    return _maxmin(input, dim, keepdim, True)
+    return _maxmin(input, dim, keepdim, True, out)
 
 
 @register(category="reduction", methods=("min",))
 def min(input, dim=None, keepdim=False, *, out=None):
     """min() -> the smallest element; min(dim) -> (values, indices); min(other) -> elementwise minimum."""
-    return _maxmin(input, dim, keepdim, False)
+    return _maxmin(input, dim, keepdim, False, out)
+
+
+_AMAX_OUT_DTYPE = "Expected the dtype for input and out to match, but got {W} for input's dtype and {G} for out's dtype."
 
 
 @register(category="reduction", methods=("amax",))
@@ -340,6 +348,9 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     """Max over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
     _empty_check(input, dims, "amax")
+    if out is not None:
+        check_out_dtype(out, input._data.dtype, _AMAX_OUT_DTYPE)
+        return _out(AmaxBackward0.apply(input, dims, keepdim, True), out)
     return AmaxBackward0.apply(input, dims, keepdim, True)
 
 
@@ -348,6 +359,9 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     """Min over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
     _empty_check(input, dims, "amin")
+    if out is not None:
+        check_out_dtype(out, input._data.dtype, _AMAX_OUT_DTYPE)
+        return _out(AminBackward0.apply(input, dims, keepdim, False), out)
     return AminBackward0.apply(input, dims, keepdim, False)
 
 

@@ -120,7 +120,7 @@ def cat(tensors, dim=0, *, out=None):
     else:
         r = Tensor._make(CatBackward0.forward(_FCTX, tensors, d, bounds, npdt))
     if out is not None:
-        return _out(r, out)
+        return _out(r, out, *tensors)
     return r
 
 
@@ -189,7 +189,7 @@ def stack(tensors, dim=0, *, out=None):
     else:
         r = Tensor._make(StackBackward0.forward(_FCTX, ts, d, npdt))
     if out is not None:
-        return _out(r, out)
+        return _out(r, out, *ts)
     return r
 
 

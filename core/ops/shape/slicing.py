@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.function import Op
-from ...tensor import _wrap_dim
+from ...tensor import Tensor, _wrap_dim
 from ..inplace import ViewOp, _view
 from ..registry import register
 from ._util import _LETTERS, _idx, _int, _shape_str
@@ -54,6 +54,8 @@ def narrow(input, dim, start, length):
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")   # narrow.Tensor's check
     start, length = _int(start, "start"), _int(length, "length")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import return_types
 from ...autograd.function import Op
 from ...dtypes import scalar_name as _short
 from ...tensor import Tensor
 from ..indexing import _ScatterAddIntoZeros
 from ..pointwise import _out
+from ..pointwise._out_checks import EXPECTED_DTYPE, out_tuple
 from ._rows import _contig, _from_rows
 
 
@@ -45,25 +45,34 @@ class _ValueSelect(Op):
         return _contig(vals), idx
 
 
-_OUT_TYPES = {}
+_EXPECTED = EXPECTED_DTYPE
+_MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+           "torch.{G}Tensor does not equal torch.{W}Tensor (while checking arguments for median)",
+           "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{G}Tensor instead "
+           "(while checking arguments for median)")
+# each op's messages for an `out=` tensor of the wrong dtype (values, indices), as ATen words them
+_OUT_DTYPE_MSGS = {
+    "sort": (_EXPECTED, _EXPECTED), "topk": (_EXPECTED, _EXPECTED), "aminmax": (_EXPECTED, _EXPECTED),
+    "kthvalue": ("output values must be of same type as input", "output indices must be of scalar type Long"),
+    "mode": ("expected scalar type '{W}' but got '{G}' for values output",
+             "expected scalar type '{W}' but got '{G}' for indices output"),
+    "median": _MEDIAN, "nanmedian": _MEDIAN,
+    "cummax": ("expected scalar_type {W} but found {G}",) * 2, "cummin": ("expected scalar_type {W} but found {G}",) * 2,
+}
+
+
+def _out_tuple(res, out, name, *inputs):
+    """out=(t1, t2): each op's dtype checks, then each result written into its tensor (`inputs`: those
+    ATen checks the outputs do not overlap); returns torch.return_types.<name>_out."""
+    if out is None:
+        return res
+    return out_tuple(res, out, name, _out, _OUT_DTYPE_MSGS.get(name, ()), inputs)
 
 
 def _out1(result, out):
     if out is None:
         return result
     return _out(result, out)
-
-
-def _out_tuple(res, out, name):
-    """out=(t1, t2): write each result into its tensor; returns torch.return_types.<name>_out."""
-    if out is None:
-        return res
-    if not isinstance(out, (tuple, list)) or len(out) != len(res):
-        got = len(out) if isinstance(out, (tuple, list)) else type(out).__name__
-        raise TypeError(f"expected tuple of {len(res)} elements but got {got}")
-    if name not in _OUT_TYPES:
-        _OUT_TYPES[name] = return_types._make(name + "_out", type(res)._fields)
-    return _OUT_TYPES[name](*(_out(r, o) for r, o in zip(res, out)))
 
 
 def _int_arg(op, name, pos, v):

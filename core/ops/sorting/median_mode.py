@@ -208,4 +208,4 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     d = _wrap_dim(dim, input._data.ndim)
     _zero_numel_check(input, d, "mode")
     vals, idx = ModeBackward0.apply(input, d, bool(keepdim))
-    return _out_tuple(return_types.mode(vals, idx), out, "mode")
+    return _out_tuple(return_types.mode(vals, idx), out, "mode", input)

@@ -126,4 +126,4 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if input._data.dtype == np.bool_:
         _not_implemented("kthvalue_cpu", input)
     vals, idx = KthvalueBackward0.apply(input, k, d, bool(keepdim))
-    return _out_tuple(return_types.kthvalue(vals, idx), out, "kthvalue")
+    return _out_tuple(return_types.kthvalue(vals, idx), out, "kthvalue", input)

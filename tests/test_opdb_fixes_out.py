@@ -1,0 +1,158 @@
+"""`out=` disagreements PyTorch's op_db found (error inputs) and their neighbours, each run in core and
+in torch side by side: ATen's overlap checks (an expanded `out`, an `out` aliasing an input, before or
+after its resize), the exact dtypes structured ops demand of `out`, and ops that ignored `out`."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import core
+
+
+def _run(m, fn):
+    """(result, exception) of fn(m) with warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(m), None
+        except Exception as e:  # noqa: BLE001
+            return None, e
+
+
+def _flat(x):
+    return list(x) if isinstance(x, tuple) else [x]
+
+
+def agree(torch, fn, outs=None):
+    """fn(core) and fn(torch) raise the same class and message, or return equal tensors (values, dtype,
+    shape); with `outs(m)` (the out tensors fn wrote into), those must match too."""
+    rc, ec = _run(core, fn)
+    rt, et = _run(torch, fn)
+    assert (ec is None) == (et is None), f"core: {ec!r}; torch: {et!r}"
+    if et is not None:
+        assert type(ec) is type(et) or type(ec).__name__ == type(et).__name__, f"core {ec!r}; torch {et!r}"
+        assert str(ec) == str(et).split("\n")[0] or str(ec) == str(et), f"core {ec}; torch {et}"
+        return
+    for c, t in zip(_flat(rc), _flat(rt)):
+        assert tuple(c.shape) == tuple(t.shape) and str(c.dtype) == str(t.dtype), f"{c!r} vs {t!r}"
+        np.testing.assert_allclose(np.asarray(c._data, np.float64), t.numpy().astype(np.float64), rtol=1e-6)
+    assert type(rc).__name__ == type(rt).__name__
+
+
+def _same_object(torch, fn):
+    """fn(m) -> (result, out): the result is the out tensor itself, in both."""
+    for m in (core, torch):
+        r, o = fn(m)
+        for a, b in zip(_flat(r), _flat(o)):
+            assert a is b
+
+
+# -- overlap ---------------------------------------------------------------------------------------
+
+OVERLAP = {
+    "cat_expanded_out": lambda m: m.cat([m.ones(2, 5), m.ones(3, 5)], out=m.zeros(1, 5).expand(5, 5)),
+    "cat_out_is_input": lambda m: (lambda a: m.cat([a, a], out=a))(m.ones(2, 3)),
+    "cat_out_view_of_input": lambda m: (lambda c: m.cat([c[:2], c[2:]], out=c))(m.arange(12.).reshape(4, 3)),
+    "cat_resized_view_overlaps": lambda m: (lambda a, b: m.cat([a, b], out=b[:2]))(m.ones(4, 6), m.zeros(4, 6)),
+    "cat_empty_out_is_input": lambda m: (lambda e: m.cat([e, m.ones(4, 6)], 0, out=e))(m.empty(0)),
+    "cat_disjoint_view_ok": lambda m: (lambda s: m.cat([s[:2], s[2:4]], out=s[4:8]))(m.arange(8.)),
+    "stack_out_view_of_input": lambda m: (lambda c: m.stack([c[:2], c[2:]], out=c.view(2, 2, 3)))(m.zeros(4, 3)),
+    "stack_expanded_out": lambda m: m.stack([m.ones(2, 3)] * 2, out=m.zeros(2, 3).expand(2, 2, 3)),
+    "gather_expanded_out": lambda m: m.gather(m.arange(6.), 0, m.tensor([0, 1, 2]), out=m.zeros(1).expand(3)),
+    "take_expanded_out": lambda m: m.take(m.arange(6.), m.tensor([0, 1, 2]), out=m.zeros(1).expand(3)),
+    "kthvalue_out_is_input": lambda m: (lambda x: m.kthvalue(x, 2, out=(x, m.empty((), dtype=m.long))))(
+        m.arange(5.)),
+    "mode_out_view_of_input": lambda m: (lambda y: m.mode(y, 0, out=(y[0], m.empty(3, dtype=m.long))))(
+        m.ones(4, 3)),
+    "max_out_view_of_input": lambda m: (lambda y: m.max(y, 0, out=(y[0], m.empty(3, dtype=m.long))))(m.ones(4, 3)),
+    "sort_out_is_input_allowed": lambda m: (lambda y: m.sort(y, 0, out=(y, m.empty((4, 3), dtype=m.long))))(
+        m.tensor([[3., 1, 2], [0, 5, 4], [7, 6, 8], [9, -1, 2]])),
+    "bernoulli_expanded_out": lambda m: m.bernoulli(m.full((6,), 0.5), out=m.zeros(1).expand(6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVERLAP))
+def test_out_overlap_checks(torch, name):
+    agree(torch, OVERLAP[name])
+
+
+# -- exact out dtypes --------------------------------------------------------------------------------
+
+def _pair(m, vdt, idt):
+    return (m.empty(0, dtype=getattr(m, vdt)), m.empty(0, dtype=getattr(m, idt)))
+
+
+TUPLE_OPS = {
+    "kthvalue": lambda m, o: m.kthvalue(m.arange(12.).reshape(4, 3), 2, 0, out=o),
+    "sort": lambda m, o: m.sort(m.arange(12.).reshape(4, 3), 0, out=o),
+    "topk": lambda m, o: m.topk(m.arange(12.).reshape(4, 3), 2, 0, out=o),
+    "mode": lambda m, o: m.mode(m.arange(12.).reshape(4, 3), 0, out=o),
+    "median": lambda m, o: m.median(m.arange(12.).reshape(4, 3), 0, out=o),
+    "nanmedian": lambda m, o: m.nanmedian(m.arange(12.).reshape(4, 3), 0, out=o),
+    "cummax": lambda m, o: m.cummax(m.arange(12.).reshape(4, 3), 0, out=o),
+    "cummin": lambda m, o: m.cummin(m.arange(12.).reshape(4, 3), 0, out=o),
+    "aminmax": lambda m, o: m.aminmax(m.arange(12.).reshape(4, 3), dim=0, out=o),
+    "max": lambda m, o: m.max(m.arange(12.).reshape(4, 3), 0, out=o),
+    "min": lambda m, o: m.min(m.arange(12.).reshape(4, 3), 0, out=o),
+}
+
+
+@pytest.mark.parametrize("dts", [("float64", "int64"), ("float32", "int32"), ("float32", "int64")])
+@pytest.mark.parametrize("name", sorted(TUPLE_OPS))
+def test_out_tuple_dtypes(torch, name, dts):
+    """Wrong values/indices dtypes raise each op's own message; the right ones are written and returned."""
+    fn = TUPLE_OPS[name]
+    second = "float32" if name == "aminmax" else dts[1]
+    agree(torch, lambda m: fn(m, _pair(m, dts[0], second)))
+    if dts == ("float32", "int64"):
+        _same_object(torch, lambda m: (lambda o: (fn(m, o), o))(_pair(m, "float32", second)))
+
+
+def test_out_tuple_arity(torch):
+    agree(torch, lambda m: m.max(m.ones(4, 3), 0, out=(m.empty(3),)))
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "float32"])
+def test_amax_amin_out(torch, name, dtype):
+    """amax/amin demand out's dtype equal input's (no casting) and write into out (core ignored out)."""
+    agree(torch, lambda m: getattr(m, name)(m.arange(12.).reshape(4, 3), 0, out=m.empty(3, dtype=getattr(m, dtype))))
+    if dtype == "float32":
+        _same_object(torch, lambda m: (lambda o: (getattr(m, name)(m.arange(12.).reshape(4, 3), 0, out=o), o))(
+            m.empty(7)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_min_all_out(torch, dtype):
+    """max()/min() over all elements write into out (which may be of a wider dtype)."""
+    for name in ("max", "min"):
+        fn = (lambda m, name=name: (lambda o: (getattr(m, name)(m.tensor([[1., 5], [4, -2]]), out=o), o))(
+            m.empty((), dtype=getattr(m, dtype))))
+        agree(torch, lambda m: fn(m)[1])
+        _same_object(torch, fn)
+
+
+# -- random ops' out= -------------------------------------------------------------------------------
+
+def test_bernoulli_out_written_like_torch(torch):
+    """bernoulli(p, out=o): o resized to p's shape and filled with the draws torch makes (same generator)."""
+    def fn(m):
+        m.manual_seed(5)
+        o = m.zeros(2, 3, dtype=m.int64)
+        r = m.bernoulli(m.full((6,), 0.5, dtype=m.float64), out=o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "int64"])
+def test_multinomial_out(torch, dtype):
+    def fn(m):
+        m.manual_seed(1)
+        o = m.empty(3, dtype=getattr(m, dtype))
+        r = m.multinomial(m.tensor([[0.2, 0.3, 0.5], [0.9, 0.05, 0.05]], dtype=m.float64), 2, out=o)
+        assert r is o
+        return o
+    agree(torch, fn)
