@@ -12,7 +12,9 @@ from ..device import check_device, check_factory_device
 from ..random import gen_or_default
 from ..tensor import Tensor
 from . import random_kernels as K
+from ..autograd.function import Op
 from .inplace import check_inplace
+from .pointwise import _out
 from .registry import export, method, register
 
 _LONG = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -385,9 +387,32 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                             "expected size for scalar mean and std")
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+        if out is not None:     # out.resize_(size) (no warning), then out.normal_(mean, std)
+            return normal_(_resize_out(out, _parse_size((size,), "normal")), mean, std, generator=generator)
         t = _float_factory((size,), None, dtype, "normal", "normal_kernel_cpu")
         return _finish(normal_(t, mean, std, generator=generator), requires_grad)
-    return _normal_tensor(mean, std, tm, ts, generator)
+    r = _normal_tensor(mean, std, tm, ts, generator)
+    return r if out is None else _out(r, out)
+
+
+class _NormalBackward(Op):
+    """torch.normal with Tensor mean and/or std: the draws (made before) as the output; the gradient of
+    every Tensor argument is zero (derivatives.yaml: normal is not reparameterised)."""
+
+    @staticmethod
+    def forward(ctx, *tensors, res):
+        ctx.shapes = [(t._data.shape, t._data.dtype) for t in tensors]
+        return res
+
+    @staticmethod
+    def backward(ctx, g):
+        grads = tuple(Tensor._make(np.zeros(shape, dt)) for shape, dt in ctx.shapes)
+        return grads if len(grads) > 1 else grads[0]
+
+
+NormalBackward1 = type("NormalBackward1", (_NormalBackward,), {})   # normal(Tensor mean, float std)
+NormalBackward2 = type("NormalBackward2", (_NormalBackward,), {})   # normal(float mean, Tensor std)
+NormalBackward3 = type("NormalBackward3", (_NormalBackward,), {})   # normal(Tensor mean, Tensor std)
 
 
 def _normal_tensor(mean, std, tm, ts, generator):
@@ -408,7 +433,10 @@ def _normal_tensor(mean, std, tm, ts, generator):
         normal_(out, 0.0, 1.0, generator=gen)
         s = std._data.astype(dt.np)
         res = out._data * s + (mean._data if tm else np.asarray(mean, dtype=dt.np))
-    return Tensor._make(np.asarray(res, dtype=dt.np, order="C"))
+    res = np.asarray(res, dtype=dt.np, order="C")
+    if tm and ts:
+        return NormalBackward3.apply(mean, std, res=res)
+    return NormalBackward1.apply(mean, res=res) if tm else NormalBackward2.apply(std, res=res)
 
 
 @register(category="random", methods=("bernoulli",))

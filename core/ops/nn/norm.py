@@ -101,6 +101,18 @@ class NativeBatchNormBackward0(Op):
         return gi, gw, gb
 
 
+def _check_mixed_dtypes(input, *params):
+    """ATen's CPU batch_norm: parameters of another dtype than input's are only allowed as float32 ones with
+    a reduced-precision input (float16 here); otherwise its 'mixed dtype (CPU)' RuntimeErrors."""
+    ps = [p._data.dtype for p in params if p is not None]
+    if all(d == input._data.dtype for d in ps):
+        return
+    if any(d != np.float32 for d in ps):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._data.dtype != np.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 @register(category="nn", function=False, cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor"},
           cli_example="tensorcli batch-norm '[[1.0,2],[3,4],[5,9]]' --running-mean '[0,0]' --running-var '[1,1]' "
                       "--training")
@@ -117,15 +129,26 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    c = shp[1] if len(shp) > 1 else 0
+    if input._data.size == 0:   # ATen: a clone (not a view, to keep the graph), times weight[0] plus bias[0]
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
+    c = shp[1] if len(shp) > 1 else 0     # ATen reads sizes()[1] unchecked: 0 here, then size(1) raises
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(("running_mean" if running_mean is None else "running_var")
                            + " must be defined in evaluation mode")
+    if len(shp) < 2:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions" if not shp else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"\"batch_norm\" not implemented for '{_short(input.dtype)}'")
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{_short(input.dtype)}'")
+    _check_mixed_dtypes(input, weight, bias, running_mean, running_var)
     return NativeBatchNormBackward0.apply(input, weight, bias, running_mean=running_mean, running_var=running_var,
                                           training=bool(training), momentum=momentum, eps=eps)
 
@@ -317,7 +340,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
     b, c = shp[0], shp[1]
     rep = (lambda t: None if t is None else t.repeat(b))
-    rm, rv = rep(running_mean), rep(running_var)
+    # torch accepts running stats of another dtype here (batch_norm alone would not): computed in input's
+    rm, rv = (None if t is None else rep(t).to(input.dtype) for t in (running_mean, running_var))
     out = batch_norm(input.contiguous().view((1, b * c) + tuple(shp[2:])), rm, rv, rep(weight), rep(bias),
                      use_input_stats, momentum, eps)
     with no_grad():
