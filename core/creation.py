@@ -494,12 +494,27 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 @export
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """torch.logspace: base ** linspace(start, end, steps)."""
+    """torch.logspace: base ** linspace(start, end, steps). An integral dtype follows ATen's kernel: start
+    and end truncated to the dtype, base as a float32, powers in double from both ends, truncated."""
     check_factory_device(device)
-    t = linspace(start, end, steps, dtype=_dt.float64)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    r = Tensor._make((base ** t._data).astype(dt.np))
+    if dt.is_floating_point or dt == _dt.bool_ or steps == 1:
+        t = linspace(start, end, steps, dtype=_dt.float64)
+        r = Tensor._make((base ** t._data).astype(dt.np))
+    else:
+        r = Tensor._make(_logspace_int(start, end, steps, base, dt))
     return r.requires_grad_(True) if requires_grad else r
+
+
+def _logspace_int(start, end, steps, base, dt):
+    s, e = (int(v.item() if isinstance(v, Tensor) else v) for v in (start, end))   # Scalar.to<int>()
+    s, e = (int(np.array(v).astype(dt.np)) for v in (s, e))
+    _check_alloc((steps,), dt)
+    i = np.arange(steps, dtype=np.float64)
+    step = float(e - s) / (steps - 1)
+    expo = np.where(i < steps // 2, s + step * i, e - step * (steps - i - 1))
+    with np.errstate(all="ignore"):
+        return np.power(np.float64(np.float32(base)), expo).astype(dt.np)
 
 
 @export

@@ -99,3 +99,32 @@ def test_embedding_weight_must_be_2d(torch, shape, padding_idx):
 
 def test_embedding_weight_check_before_index_dtype(torch):
     agree(torch, lambda m: m.nn.functional.embedding(m.tensor([[0.0, 1.0]]), m.ones(3)))
+
+
+LOGSPACE = [
+    ((0, 1.2, 2), {"dtype": "int64"}),
+    ((0.5, 3.7, 5), {"dtype": "int32", "base": 3}),
+    ((-1.5, 4.9, 7), {"dtype": "int64", "base": 2.5}),
+    ((0.1, 2.9, 1), {"dtype": "int64"}),
+    ((0, 3, 4), {"dtype": "uint8"}),
+    ((0, 1, 0), {"dtype": "int64"}),
+    ((-2, 2, 5), {"dtype": "int64"}),
+    ((0, 1.2, 3), {"dtype": "float64"}),
+]
+
+
+@pytest.mark.parametrize("args,kw", LOGSPACE, ids=[f"{a}-{k}" for a, k in LOGSPACE])
+def test_logspace_integral_dtype(torch, args, kw):
+    """Integral logspace: start/end truncated, base as float32, powers from both ends, truncated (ATen)."""
+    agree(torch, lambda m: m.logspace(*args, **{k: getattr(m, v) if k == "dtype" else v for k, v in kw.items()}))
+
+
+def test_logspace_tensor_bounds_integral(torch):
+    agree(torch, lambda m: m.logspace(m.tensor(0.7), m.tensor(3.2), 4, dtype=m.int16))
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("args", [(2, 3), (2,), (2.5, "t")])
+def test_max_min_of_numbers(torch, name, args):
+    """torch.max(2, 3): PyTorch's argument parser raises TypeError (core raised AttributeError)."""
+    agree(torch, lambda m: getattr(m, name)(*(m.ones(2) if a == "t" else a for a in args)))

@@ -87,6 +87,21 @@ _PAD_OPS = {(mode, n): _pad_pair(f"{prefix}{n}DBackward0" if prefix else "CopySl
 _NP_PAD_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
+def _circular_map(size, lo, hi):
+    """Input index of each output position of ATen's _pad_circular along one dim: the (cropped, for
+    negative amounts) input in the middle, then the left pad copied from the output's own tail and the
+    right pad from its head, so a negative pad on one side crops what the other side wraps."""
+    left, right = max(lo, 0), max(hi, 0)
+    n = size + lo + hi
+    idx = np.empty(max(n, 0), np.int64)
+    idx[left:n - right] = np.arange(max(-lo, 0), size - max(-hi, 0))
+    if lo > 0:
+        idx[:lo] = idx[n - lo - right:n - right]
+    if hi > 0:
+        idx[n - hi:] = idx[left:left + hi]
+    return idx
+
+
 @register(category="nn", function=False, cli=True, cli_params={"pad": "ints"},
           cli_example="tensorcli pad '[[1,2],[3,4]]' --pad 1,1 --mode replicate")
 def pad(input, pad, mode="constant", value=None):
@@ -127,7 +142,10 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if mode == "replicate" and size == 0:
             raise RuntimeError(f"input tensor must have a non-zero size at dimension {dim}")
-        idx = np.pad(np.arange(size), (max(lo, 0), max(hi, 0)), mode=_NP_PAD_MODE[mode])
-        idx = idx[max(-lo, 0):len(idx) - max(-hi, 0)]
+        if mode == "circular":
+            idx = _circular_map(size, lo, hi)
+        else:
+            idx = np.pad(np.arange(size), (max(lo, 0), max(hi, 0)), mode=_NP_PAD_MODE[mode])
+            idx = idx[max(-lo, 0):len(idx) - max(-hi, 0)]
         maps.append((dim, idx))
     return _PAD_OPS[(mode, n)].apply(input, tuple(maps))

@@ -308,6 +308,8 @@ MinBackward0 = type("MinBackward0", (_MaxDim,), {})
 
 def _maxmin(input, dim, keepdim, is_max, out=None):
     name = "max" if is_max else "min"
+    if not isinstance(input, Tensor):
+        _not_a_tensor(name, input, dim)
     if isinstance(dim, Tensor):
         return (maximum if is_max else minimum)(input, dim, out=out)
     if dim is None:
@@ -325,6 +327,16 @@ def _maxmin(input, dim, keepdim, is_max, out=None):
     if out is None:
         return res
     return out_tuple(res, out, name, _out, (EXPECTED_DTYPE, EXPECTED_DTYPE), (input,))
+
+
+def _not_a_tensor(name, input, dim):
+    """PyTorch's argument parser on max/min(number, ...): no overload matches (TypeError)."""
+    if dim is None:
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                    f"{type(dim).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+                    " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                    " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
 
 
 @register(category="reduction", methods=("max",), cli=True,
