@@ -270,6 +270,8 @@ def _factory(size, dtype, default, requires_grad, fill, fn="zeros", device=None)
 @export
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Tensor of zeros (default float dtype)."""
+    if out is not None:
+        return _factory_out("zeros", out, dtype, lambda dt: zeros(*size, dtype=dt), requires_grad)
     shape = _parse_size(size, "zeros")
     if any(d < 0 for d in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -279,11 +281,15 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 @export
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Tensor of ones (default float dtype)."""
+    if out is not None:
+        return _factory_out("ones", out, dtype, lambda dt: ones(*size, dtype=dt), requires_grad)
     return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones, "ones", device)
 
 
 @export
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if out is not None:
+        return _factory_out("empty", out, dtype, lambda dt: empty(*size, dtype=dt), requires_grad)
     return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros, "empty", device)
 
 
@@ -293,6 +299,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     fill_value = _fill_scalar(fill_value, "full")
+    if out is not None:
+        return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dtype=dt), requires_grad)
     default = _dt.scalar_dtype(fill_value)
     return _factory((size,), dtype, default, requires_grad, lambda s, d: _fill(s, fill_value, d), "full",
                     device)
@@ -371,7 +379,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     allint = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
     dt = _dt.as_dtype(dtype) if dtype is not None else (_dt.int64 if allint else _dt.get_default_dtype())
     if out is not None:
-        dt = _arange_out_dtype(out, dtype, requires_grad)
+        dt = _out_dtype("arange", out, dtype)
     if dt == _dt.bool_:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if dt.is_floating_point:
@@ -391,21 +399,34 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         with np.errstate(over="ignore"):
             data = (xs + np.arange(n, dtype=np.int64) * xst).astype(dt.np)
     if out is not None:
-        return _arange_into(out, data)
+        _arange_into(out, data)
+        return _set_requires_grad(out) if requires_grad else out
     t = Tensor._make(data)
     if requires_grad:
         _set_requires_grad(t)
     return t
 
 
-def _arange_out_dtype(out, dtype, requires_grad):
-    if out._requires_grad or requires_grad:
-        raise RuntimeError("aten::arange(): functions with out=... arguments don't support automatic "
+def _out_dtype(name, out, dtype):
+    """The factories' out=: the result dtype is out's (a different dtype= is the binding's RuntimeError)."""
+    if out._requires_grad:
+        raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if dtype is not None and _dt.as_dtype(dtype) != out.dtype:
         raise RuntimeError(f"dtype {_dt.scalar_name(_dt.as_dtype(dtype))} does not match dtype of out parameter "
                            f"({_dt.scalar_name(out.dtype)})")
     return out.dtype
+
+
+def _factory_out(name, out, dtype, make, requires_grad=False):
+    """zeros/ones/full/linspace/logspace/eye... with out=: computed as with dtype=out.dtype, then `out`
+    resized (no warning, as their ATen out variants) and written; returns out."""
+    r = make(_out_dtype(name, out, dtype))._data
+    if out._data.shape != r.shape:
+        out._data = np.empty(r.shape, out._data.dtype)
+    out._data[...] = r
+    out._vc[0] += 1
+    return _set_requires_grad(out) if requires_grad else out
 
 
 def _arange_into(out, data):
@@ -484,6 +505,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if out is not None:
+        return _factory_out("linspace", out, dtype, lambda dt: linspace(start, end, steps, dtype=dt), requires_grad)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     _check_alloc((steps,), dt)
     t = Tensor._make(_linspace_np(start, end, int(steps), dt))
@@ -497,6 +520,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """torch.logspace: base ** linspace(start, end, steps). An integral dtype follows ATen's kernel: start
     and end truncated to the dtype, base as a float32, powers in double from both ends, truncated."""
     check_factory_device(device)
+    if out is not None:
+        return _factory_out("logspace", out, dtype, lambda dt: logspace(start, end, steps, base, dtype=dt), requires_grad)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if dt.is_floating_point or dt == _dt.bool_ or steps == 1:
         t = linspace(start, end, steps, dtype=_dt.float64)
@@ -526,6 +551,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if out is not None:
+        return _factory_out("eye", out, dtype, lambda dt: eye(n, m, dtype=dt), requires_grad)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     _check_alloc((n, m), dt)
     t = Tensor._make(np.eye(n, m, dtype=dt.np))

@@ -54,11 +54,23 @@ def _resolve(path):
     return obj
 
 
+def _core_wrapper_set_seed(op, *args, **kwargs):
+    """op_db's wrapper_set_seed (random ops run from seed 42, the generator state restored after) on core."""
+    state = core.get_rng_state()
+    try:
+        core.manual_seed(42)
+        return op(*args, **kwargs)
+    finally:
+        core.set_rng_state(state)
+
+
 def _rebound(fn):
     """torch's own Python wrapper (op_db writes many ops as lambdas: `torch.where(cond, self, other)`,
     `F.embedding(idx, weight)`) with core in place of torch, so the same call runs on core."""
     g = dict(fn.__globals__)
     g.update(torch=core, F=core.nn.functional)
+    if "wrapper_set_seed" in g:   # its own globals seed torch's generator: seed core's instead
+        g["wrapper_set_seed"] = _core_wrapper_set_seed
     return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
 
 

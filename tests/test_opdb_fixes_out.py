@@ -37,7 +37,8 @@ def agree(torch, fn, outs=None):
         return
     for c, t in zip(_flat(rc), _flat(rt)):
         assert tuple(c.shape) == tuple(t.shape) and str(c.dtype) == str(t.dtype), f"{c!r} vs {t!r}"
-        np.testing.assert_allclose(np.asarray(c._data, np.float64), t.numpy().astype(np.float64), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(c._data, np.float64), t.detach().numpy().astype(np.float64), rtol=1e-6)
+        assert c.requires_grad == t.requires_grad
     assert type(rc).__name__ == type(rt).__name__
 
 
@@ -154,5 +155,74 @@ def test_multinomial_out(torch, dtype):
         o = m.empty(3, dtype=getattr(m, dtype))
         r = m.multinomial(m.tensor([[0.2, 0.3, 0.5], [0.9, 0.05, 0.05]], dtype=m.float64), 2, out=o)
         assert r is o
+        return o
+    agree(torch, fn)
+
+
+# -- ops that ignored out= -------------------------------------------------------------------------
+
+FACTORIES = {
+    "zeros": lambda m, o: m.zeros(2, 3, out=o),
+    "ones": lambda m, o: m.ones(4, out=o),
+    "full": lambda m, o: m.full((2,), 3.5, out=o),
+    "linspace": lambda m, o: m.linspace(0, 1, 5, out=o),
+    "logspace": lambda m, o: m.logspace(0, 1, 3, out=o),
+    "eye": lambda m, o: m.eye(3, out=o),
+    "zeros_same_numel": lambda m, o: m.zeros((5,), out=o),
+    "arange_requires_grad": lambda m, o: m.arange(5, out=o, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factories_write_into_out(torch, name, dtype):
+    """Factories with out=: out's dtype, resized without a warning, written and returned."""
+    def fn(m):
+        o = m.zeros(5, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = FACTORIES[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+@pytest.mark.parametrize("case", ["out_requires_grad", "dtype_mismatch"])
+def test_factories_out_errors(torch, case):
+    if case == "out_requires_grad":
+        agree(torch, lambda m: m.zeros(2, out=m.empty(0, requires_grad=True)))
+    else:
+        agree(torch, lambda m: m.linspace(0, 1, 3, out=m.empty(0, dtype=m.long), dtype=m.float32))
+
+
+REDUCE_OUT = {
+    "mean": lambda m, o: m.mean(m.arange(12.).reshape(4, 3), 0, out=o),
+    "logsumexp": lambda m, o: m.logsumexp(m.arange(12.).reshape(4, 3), 0, out=o),
+}
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (3,)), ("float64", (3,)), ("int64", (3,)), ("float32", (5,))])
+@pytest.mark.parametrize("name", sorted(REDUCE_OUT))
+def test_mean_logsumexp_out(torch, name, dtype, shape):
+    def fn(m):
+        o = m.empty(shape, dtype=getattr(m, dtype))
+        r = REDUCE_OUT[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mean_out_with_dtype(torch, dtype):
+    """mean(dtype=...) demands out of exactly that dtype."""
+    agree(torch, lambda m: m.mean(m.arange(3.), dtype=m.float64, out=m.empty((), dtype=getattr(m, dtype))))
+
+
+@pytest.mark.parametrize("dts", [("float32", "int32"), ("float64", "int32"), ("float32", "int64")])
+def test_frexp_out(torch, dts):
+    def fn(m):
+        o = (m.empty(3, dtype=getattr(m, dts[0])), m.empty(3, dtype=getattr(m, dts[1])))
+        r = m.frexp(m.tensor([1.0, 2.0, 3.0]), out=o)
+        assert r[0] is o[0] and r[1] is o[1] and type(r).__name__ == "frexp_out"
         return o
     agree(torch, fn)

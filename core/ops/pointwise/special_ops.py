@@ -18,6 +18,7 @@ from ..inplace import make_inplace
 from ..registry import register
 from . import _special_kernels as K
 from ._common import _g_for, _out, quietly
+from ._out_checks import check_out_dtype, out_tuple
 from .arithmetic import MulBackward1
 from .binary_math import _define
 from .special import _digamma64, digamma, lgamma
@@ -296,6 +297,9 @@ def frexp(input, *, out=None):
     """Decompose input into mantissa in [0.5, 1) (signed) and an int32 exponent: input = m * 2 ** e."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:     # ATen's frexp_out checks, then both written
+        check_out_dtype(out[0], input._data.dtype, "torch.frexp() expects mantissa to have dtype {want} but got {got}")
+        check_out_dtype(out[1], np.int32, "torch.frexp() expects exponent to have int dtype but got {got}")
     m = FrexpBackward0.apply(input)
     e = Tensor._make(np.frexp(input._data)[1].astype(np.int32))
-    return _frexp_type(m, e)
+    return _frexp_type(m, e) if out is None else out_tuple(_frexp_type(m, e), out, "frexp", _out)

@@ -159,6 +159,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(dim, input._data.ndim)
     if dims is None and dim is not None:
         dims = tuple(range(input._data.ndim))
+    if out is not None:     # an explicit dtype must be out's; otherwise the result is cast into out
+        if dtype is not None:
+            check_out_dtype(out, dt.np)
+        return _out((MeanBackward0 if dims is None else MeanBackward1).apply(input, dims, keepdim, dt), out)
     return (MeanBackward0 if dims is None else MeanBackward1).apply(input, dims, keepdim, dt)
 
 
@@ -544,6 +548,13 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
             raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                                f"[{', '.join(['1'] * x._data.ndim)}]")
         dims = tuple(range(x._data.ndim))
+    if out is not None:
+        if isinstance(out, Tensor) and not out.dtype.is_floating_point:
+            raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
+                               f"{_dt.scalar_name(out.dtype)}")
+        if isinstance(out, Tensor) and out.dtype != x.dtype:   # computed in out's dtype, as ATen
+            x = x.to(out.dtype)
+        return _out(LogsumexpBackward0.apply(x, dims, keepdim), out)
     return LogsumexpBackward0.apply(x, dims, keepdim)
 
 
