@@ -226,3 +226,73 @@ def test_frexp_out(torch, dts):
         assert r[0] is o[0] and r[1] is o[1] and type(r).__name__ == "frexp_out"
         return o
     agree(torch, fn)
+
+
+_A = [[4.0, 1.0], [1.0, 3.0]]
+LINALG_OUT = {
+    "det": lambda m, o: m.linalg.det(m.tensor(_A), out=o),
+    "inv": lambda m, o: m.linalg.inv(m.tensor(_A), out=o),
+    "inverse": lambda m, o: m.inverse(m.tensor(_A), out=o),
+    "matrix_power": lambda m, o: m.linalg.matrix_power(m.tensor(_A), 2, out=o),
+    "norm": lambda m, o: m.linalg.norm(m.tensor(_A), out=o),
+    "vector_norm": lambda m, o: m.linalg.vector_norm(m.tensor(_A), out=o),
+    "matrix_norm": lambda m, o: m.linalg.matrix_norm(m.tensor(_A), out=o),
+    "solve": lambda m, o: m.linalg.solve(m.tensor(_A), m.tensor(_A), out=o),
+    "cholesky": lambda m, o: m.linalg.cholesky(m.tensor(_A), out=o),
+    "pinv": lambda m, o: m.linalg.pinv(m.tensor(_A), out=o),
+    "svdvals": lambda m, o: m.linalg.svdvals(m.tensor(_A), out=o),
+    "eigvalsh": lambda m, o: m.linalg.eigvalsh(m.tensor(_A), out=o),
+    "multi_dot": lambda m, o: m.linalg.multi_dot([m.tensor(_A), m.tensor(_A)], out=o),
+    "matrix_rank": lambda m, o: m.linalg.matrix_rank(m.tensor(_A), out=o),
+    "cond": lambda m, o: m.linalg.cond(m.tensor(_A), out=o),
+    "vecdot": lambda m, o: m.linalg.vecdot(m.tensor(_A), m.tensor(_A), out=o),
+    "solve_triangular": lambda m, o: m.linalg.solve_triangular(m.tensor(_A), m.tensor(_A), upper=True, out=o),
+    "tensorinv": lambda m, o: m.linalg.tensorinv(m.tensor(_A), ind=1, out=o),
+    "tensorsolve": lambda m, o: m.linalg.tensorsolve(m.tensor(_A), m.ones(2), out=o),
+    "cholesky_solve": lambda m, o: m.cholesky_solve(m.tensor(_A), m.tensor(_A), out=o),
+    "cholesky_inverse": lambda m, o: m.cholesky_inverse(m.tensor(_A), out=o),
+    "torch.cholesky": lambda m, o: m.cholesky(m.tensor(_A), out=o),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("name", sorted(LINALG_OUT))
+def test_linalg_out(torch, name, dtype):
+    """linalg ops write into out= (core ignored it) with each op's dtype rule: exact or castable."""
+    def fn(m):
+        o = m.empty(0, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = LINALG_OUT[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+LINALG_TUPLE_OUT = {
+    "slogdet": (lambda m, o: m.linalg.slogdet(m.tensor(_A), out=o), [("float32",) * 2, ("float64", "float32")]),
+    "eigh": (lambda m, o: m.linalg.eigh(m.tensor(_A), out=o), [("float32",) * 2, ("float32", "float64")]),
+    "qr": (lambda m, o: m.linalg.qr(m.tensor(_A), out=o), [("float32",) * 2, ("float64", "float32")]),
+    "inv_ex": (lambda m, o: m.linalg.inv_ex(m.tensor(_A), out=o), [("float32", "int32"), ("float32", "int64")]),
+    "solve_ex": (lambda m, o: m.linalg.solve_ex(m.tensor(_A), m.tensor(_A), out=o),
+                 [("float32", "int32"), ("float64", "int32")]),
+    "cholesky_ex": (lambda m, o: m.linalg.cholesky_ex(m.tensor(_A), out=o), [("float32", "int32"), ("float32", "int64")]),
+    "lu_factor": (lambda m, o: m.linalg.lu_factor(m.tensor(_A), out=o), [("float32", "int32"), ("float32", "int64")]),
+    "svd": (lambda m, o: m.linalg.svd(m.tensor(_A), out=o), [("float32",) * 3, ("float32", "float64", "float32")]),
+    "lu": (lambda m, o: m.linalg.lu(m.tensor(_A), out=o), [("float32",) * 3, ("float64", "float32", "float32")]),
+    "geqrf": (lambda m, o: m.geqrf(m.tensor(_A), out=o), [("float32",) * 2, ("float64", "float32")]),
+}
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("name", sorted(LINALG_TUPLE_OUT))
+def test_linalg_tuple_out(torch, name, which):
+    fn, dts = LINALG_TUPLE_OUT[name]
+
+    def run(m):
+        o = tuple(m.empty(0, dtype=getattr(m, d)) for d in dts[which])
+        r = fn(m, o)
+        assert all(a is b for a, b in zip(r, o)) and type(r).__name__.endswith("_out")
+        # eigenvectors, Q and U carry LAPACK's sign conventions: compared through eigenvalues, R, S, L
+        return o[0] if name == "eigh" else o[1] if name in ("qr", "svd", "lu") else o
+    agree(torch, run)

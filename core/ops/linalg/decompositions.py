@@ -14,6 +14,7 @@ from ..shape.join import cat
 from . import _common as C
 from .products import matmul
 from .triangular import linalg_solve_triangular
+from ._out import linalg_out
 
 
 def _eye_like(n, like):
@@ -94,13 +95,14 @@ def _cholesky(A, upper, check, fname, op=LinalgCholeskyExBackward0):
 def linalg_cholesky(A, *, upper=False, out=None):
     """Cholesky factor L (A = L L^T) of symmetric positive-definite matrices; U = L^T with upper=True
     (torch.linalg.cholesky). Reads the lower triangle only."""
-    return _cholesky(A, upper, True, "linalg.cholesky")[0]
+    return linalg_out(_cholesky(A, upper, True, "linalg.cholesky")[0], out, "linalg.cholesky")
 
 
 @register("linalg.cholesky_ex", category="linalg", function=False)
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info) with LAPACK's info instead of an error (torch.linalg.cholesky_ex)."""
-    return C.linalg_cholesky_ex(*_cholesky(A, upper, check_errors, "linalg.cholesky"))
+    return linalg_out(C.linalg_cholesky_ex(*_cholesky(A, upper, check_errors, "linalg.cholesky")), out,
+                      "linalg.cholesky_ex")
 
 
 _CHOL_WARNED = [False]
@@ -113,7 +115,7 @@ def cholesky(input, upper=False, *, out=None):
         _CHOL_WARNED[0] = True
         warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
                       "future PyTorch release.", UserWarning, stacklevel=2)
-    return _cholesky(input, upper, True, "linalg.cholesky", CholeskyBackward0)[0]
+    return linalg_out(_cholesky(input, upper, True, "linalg.cholesky", CholeskyBackward0)[0], out, "cholesky")
 
 
 # -- QR -------------------------------------------------------------------------------------------
@@ -185,14 +187,14 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
-    return C.linalg_qr(*C.save_outputs(LinalgQrBackward0.apply(A, mode), 0, 1))
+    return linalg_out(C.linalg_qr(*C.save_outputs(LinalgQrBackward0.apply(A, mode), 0, 1)), out, "linalg.qr")
 
 
 @register(category="linalg", methods=("qr",))
 def qr(input, some=True, *, out=None):
     """Deprecated torch.qr: some=True is mode='reduced', some=False mode='complete'."""
     q, r = linalg_qr(input, "reduced" if some else "complete")
-    return C.qr_t(q, r)
+    return linalg_out(C.qr_t(q, r), out, "qr")
 
 
 # -- eigh -----------------------------------------------------------------------------------------
@@ -246,13 +248,13 @@ def _eigh(A, UPLO, vectors, fname):
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle
     (torch.linalg.eigh). Eigenvectors are unique up to sign only."""
-    return C.linalg_eigh(*_eigh(A, UPLO, True, "linalg.eigh"))
+    return linalg_out(C.linalg_eigh(*_eigh(A, UPLO, True, "linalg.eigh")), out, "linalg.eigh")
 
 
 @register("linalg.eigvalsh", category="linalg", function=False)
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) of symmetric matrices (torch.linalg.eigvalsh)."""
-    return _eigh(A, UPLO, False, "linalg.eigh")
+    return linalg_out(_eigh(A, UPLO, False, "linalg.eigh"), out, "linalg.eigvalsh")
 
 
 # -- SVD ------------------------------------------------------------------------------------------
@@ -341,14 +343,14 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """U, S, Vh with A = U diag(S) Vh, S descending (torch.linalg.svd); singular vectors are unique up to
     sign only."""
     _check_svd(A)
-    return C.linalg_svd(*_svd(A, bool(full_matrices), True))
+    return linalg_out(C.linalg_svd(*_svd(A, bool(full_matrices), True)), out, "linalg.svd")
 
 
 @register("linalg.svdvals", category="linalg", function=False)
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending (torch.linalg.svdvals)."""
     _check_svd(A)
-    return _svd(A, False, False)
+    return linalg_out(_svd(A, False, False), out, "linalg.svdvals")
 
 
 @register(category="linalg", methods=("svd",))
@@ -360,6 +362,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         m, n = input._data.shape[-2:]
         b = input._data.shape[:-2]
         S = _svd(input, False, False)
-        return C.svd_t(_cr.zeros(*b, m, m, dtype=input.dtype), S, _cr.zeros(*b, n, n, dtype=input.dtype))
+        return linalg_out(C.svd_t(_cr.zeros(*b, m, m, dtype=input.dtype), S, _cr.zeros(*b, n, n, dtype=input.dtype)),
+                          out, "svd")
     U, S, Vh = _svd(input, not some, True)
-    return C.svd_t(U, S, Vh.mT)
+    return linalg_out(C.svd_t(U, S, Vh.mT), out, "svd")

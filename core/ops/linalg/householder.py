@@ -11,6 +11,7 @@ from ...autograd.node import Op
 from ..registry import register
 from . import _common as C
 from .products import matmul
+from ._out import linalg_out
 
 geqrf_t = C._rt._make("geqrf", ("a", "tau"))
 
@@ -41,7 +42,7 @@ def geqrf(input, *, out=None):
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if not input.dtype.is_floating_point or input._data.dtype == np.float16:
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{C._dtname(input.dtype)}'")
-    return geqrf_t(*GeqrfBackward0.apply(input))
+    return linalg_out(geqrf_t(*GeqrfBackward0.apply(input)), out, "geqrf")
 
 
 def _reflector(A, i):
@@ -94,8 +95,9 @@ def linalg_householder_product(A, tau, *, out=None):
         raise RuntimeError(f"{fname}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     eye = _cr.eye(m, n, dtype=A.dtype).expand(*A.shape)
     if tau.shape[-1] == 0:
-        return eye + A * 0      # no reflector: still a (zero-gradient) function of A, as in torch
-    return _apply_reflectors(A, tau, eye, True, False)
+        # no reflector: still a (zero-gradient) function of A, as in torch
+        return linalg_out(eye + A * 0, out, "linalg.householder_product")
+    return linalg_out(_apply_reflectors(A, tau, eye, True, False), out, "linalg.householder_product")
 
 
 @register(category="linalg", methods=("orgqr",))
@@ -121,4 +123,4 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     if other._data.shape[:-2] != input._data.shape[:-2]:
         raise RuntimeError(f"{fname}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
                            f"{list(other.shape[:-2])}")
-    return _apply_reflectors(input, tau, other, bool(left), bool(transpose))
+    return linalg_out(_apply_reflectors(input, tau, other, bool(left), bool(transpose)), out, "ormqr")

@@ -12,6 +12,7 @@ from ..registry import register
 from . import _common as C
 from .decompositions import linalg_svd
 from .products import matmul
+from ._out import linalg_out
 
 
 def _det_svd_backward(A, g):
@@ -57,7 +58,7 @@ def linalg_det(A, *, out=None):
     """Determinant of (batches of) square matrices (torch.linalg.det)."""
     C.check_float(A, "linalg.det")
     C.check_square(A, "linalg.det")
-    return LinalgDetBackward0.apply(A)
+    return linalg_out(LinalgDetBackward0.apply(A), out, "linalg.det")
 
 
 @register(category="linalg", methods=("det",))
@@ -87,7 +88,7 @@ def linalg_slogdet(A, *, out=None):
     """(sign, log|det|) of square matrices (torch.linalg.slogdet); only logabsdet is differentiable."""
     C.check_float(A, "linalg.slogdet")
     C.check_square(A, "linalg.slogdet")
-    return C.linalg_slogdet(*LinalgSlogdetBackward0.apply(A))
+    return linalg_out(C.linalg_slogdet(*LinalgSlogdetBackward0.apply(A)), out, "linalg.slogdet")
 
 
 @register(category="linalg", methods=("slogdet",))
@@ -155,19 +156,19 @@ def _inv(A, fname, check):
 @register("linalg.inv", category="linalg", function=False)
 def linalg_inv(A, *, out=None):
     """Inverse of square matrices; LinAlgError for singular ones (torch.linalg.inv)."""
-    return _inv(A, "linalg.inv", True)[0]
+    return linalg_out(_inv(A, "linalg.inv", True)[0], out, "linalg.inv")
 
 
 @register("linalg.inv_ex", category="linalg", function=False)
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info) with LAPACK's info instead of an error (torch.linalg.inv_ex)."""
-    return C.linalg_inv_ex(*_inv(A, "linalg.inv", check_errors))
+    return linalg_out(C.linalg_inv_ex(*_inv(A, "linalg.inv", check_errors)), out, "linalg.inv_ex")
 
 
 @register(category="linalg", methods=("inverse",))
 def inverse(input, *, out=None):
     """Inverse of square matrices (torch.inverse, alias of linalg.inv)."""
-    return linalg_inv(input)
+    return linalg_out(linalg_inv(input), out, "inverse")
 
 
 def _solve_vector_case(A, B):
@@ -255,13 +256,13 @@ def _solve(A, B, left, check):
 @register("linalg.solve", category="linalg", function=False)
 def linalg_solve(A, B, *, left=True, out=None):
     """X with AX = B (XA = B when left=False); B may be a (batch of) vector(s) (torch.linalg.solve)."""
-    return _solve(A, B, left, True)[0]
+    return linalg_out(_solve(A, B, left, True)[0], out, "linalg.solve")
 
 
 @register("linalg.solve_ex", category="linalg", function=False)
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(result, info) of linalg.solve, with LAPACK's info instead of an error (torch.linalg.solve_ex)."""
-    return C.linalg_solve_ex(*_solve(A, B, left, check_errors))
+    return linalg_out(C.linalg_solve_ex(*_solve(A, B, left, check_errors)), out, "linalg.solve_ex")
 
 
 class CopyBackwards(Op):
@@ -287,20 +288,20 @@ def linalg_matrix_power(A, n, *, out=None):
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"linalg_matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     if n == 0:
-        return CopyBackwards.apply(A)
+        return linalg_out(CopyBackwards.apply(A), out, "linalg.matrix_power")
     if n == 1:
-        return A.clone()
+        return linalg_out(A.clone(), out, "linalg.matrix_power")
     if n < 0:
         A, n = linalg_inv(A), -n
     if n == 1:
-        return A
+        return linalg_out(A, out, "linalg.matrix_power")
     result = z = None
     while n > 0:
         bit, n = n % 2, n // 2
         z = A if z is None else matmul(z, z)
         if bit:
             result = z if result is None else matmul(result, z)
-    return result
+    return linalg_out(result, out, "linalg.matrix_power")
 
 
 @register(category="linalg", methods=("matrix_power",))

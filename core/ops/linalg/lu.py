@@ -15,6 +15,7 @@ from ..shape.join import cat
 from . import _common as C
 from .products import matmul
 from .triangular import linalg_solve_triangular
+from ._out import linalg_out
 
 linalg_lu_factor_t = C._rt._make("linalg_lu_factor", ("LU", "pivots"))
 linalg_lu_factor_ex_t = C._rt._make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -155,7 +156,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """(LU, pivots, info): LAPACK getrf's packed factors, 1-based int32 pivots and info
     (torch.linalg.lu_factor_ex)."""
     _check_lu(A, pivot)
-    return linalg_lu_factor_ex_t(*LinalgLuFactorExBackward0.apply(A))
+    return linalg_out(linalg_lu_factor_ex_t(*LinalgLuFactorExBackward0.apply(A)), out, "linalg.lu_factor_ex")
 
 
 @register("linalg.lu_factor", category="linalg", function=False)
@@ -170,7 +171,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
         raise RuntimeError(f"torch.linalg.lu_factor: {C.batch_prefix(A._data.shape, i)}U[{j},{j}] is zero and "
                            "using it on lu_solve would result in a division by zero. If you still want to perform "
                            "the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return linalg_lu_factor_t(lu, piv)
+    return linalg_out(linalg_lu_factor_t(lu, piv), out, "linalg.lu_factor")
 
 
 @register("linalg.lu", category="linalg", function=False)
@@ -178,7 +179,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P L U, L unit lower triangular (torch.linalg.lu); P is not differentiable."""
     _check_lu(A, pivot, "linalg.lu_factor")
     P, L, U = C.save_outputs(LinalgLuBackward0.apply(A), 1, 2)
-    return linalg_lu_t(P.detach(), L, U)
+    return linalg_out(linalg_lu_t(P.detach(), L, U), out, "linalg.lu")
 
 
 _LU_WARNED = [False]
@@ -220,7 +221,7 @@ class LuUnpackBackward0(Op):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) from lu_factor's packed result (torch.lu_unpack); P is not differentiable."""
     P, L, U = LuUnpackBackward0.apply(LU_data, LU_pivots)
-    return lu_unpack_t(P.detach(), L, U)
+    return linalg_out(lu_unpack_t(P.detach(), L, U), out, "lu_unpack")
 
 
 class LinalgLuSolveBackward0(Op):
@@ -279,10 +280,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
                            f"{bs[-2]}x{bs[-1]})")
-    return LinalgLuSolveBackward0.apply(LU, pivots, B, bool(left), bool(adjoint))
+    return linalg_out(LinalgLuSolveBackward0.apply(LU, pivots, B, bool(left), bool(adjoint)), out, "linalg.lu_solve")
 
 
 @register(category="linalg", methods=("lu_solve",))
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """Deprecated torch.lu_solve(b, LU, pivots) = linalg.lu_solve(LU, pivots, b)."""
-    return linalg_lu_solve(LU_data, LU_pivots, input)
+    return linalg_out(linalg_lu_solve(LU_data, LU_pivots, input), out, "lu_solve")

@@ -15,6 +15,7 @@ from . import _common as C
 from .decompositions import linalg_svdvals
 from .inverse import linalg_inv_ex, linalg_solve
 from .norms import linalg_matrix_norm
+from ._out import linalg_out
 
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
            10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
@@ -79,22 +80,22 @@ def linalg_cond(A, p=None, *, out=None):
     if p is None or (not isinstance(p, str) and abs(p) == 2):
         S = linalg_svdvals(A)
         if S.shape[-1] == 0:
-            return S.sum(-1)
+            return linalg_out(S.sum(-1), out, "linalg.cond")
         r = S[..., :1] / S[..., -1:] if p is None or p > 0 else S[..., -1:] / S[..., :1]
-        return r.squeeze(-1)
+        return linalg_out(r.squeeze(-1), out, "linalg.cond")
     m, n = A.shape[-2:]
     if m != n:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {m} by {n} "
                            "matrices")
     if p == "nuc":        # ATen: from the singular values, sum(S) * sum(1 / S)
         S = linalg_svdvals(A)
-        return S.sum(-1) * S.reciprocal().sum(-1)
+        return linalg_out(S.sum(-1) * S.reciprocal().sum(-1), out, "linalg.cond")
     inv, info = linalg_inv_ex(A)
     # as ATen: the inverse of a singular matrix is filled with inf in place. That bumps the version of
     # inv_ex's saved output, so a backward through cond(ord != ±2) raises torch's in-place error.
     inv.masked_fill_((info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
     r = linalg_matrix_norm(A, p) * linalg_matrix_norm(inv, p)
-    return r.nan_to_num(float("inf"), float("inf"))
+    return linalg_out(r.nan_to_num(float("inf"), float("inf")), out, "linalg.cond")
 
 
 @register("linalg.vander", category="linalg", function=False)
@@ -124,7 +125,7 @@ def linalg_tensorinv(A, ind=2, *, out=None):
     inv, info = linalg_inv_ex(A.reshape(p, q))
     if np.any(info._data):
         raise C.LinAlgError("linalg.tensorinv: Failed to invert the input tensor, because it is singular.")
-    return inv.reshape(*shape[ind:], *shape[:ind])
+    return linalg_out(inv.reshape(*shape[ind:], *shape[:ind]), out, "linalg.tensorinv")
 
 
 @register("linalg.tensorsolve", category="linalg", function=False)
@@ -139,4 +140,4 @@ def linalg_tensorsolve(A, B, dims=None, *, out=None):
     if p != q:
         raise RuntimeError("Expected self to satisfy the requirement prod(result_shape) == prod(other.shape), but "
                            f"got {q} != {p}")
-    return linalg_solve(A.reshape(p, q), B.reshape(p)).view(*rest)
+    return linalg_out(linalg_solve(A.reshape(p, q), B.reshape(p)).view(*rest), out, "linalg.tensorsolve")

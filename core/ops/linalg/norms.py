@@ -9,6 +9,7 @@ from ..registry import register
 from . import _common as C
 from .decompositions import linalg_svdvals
 from .products import matmul
+from ._out import linalg_out
 
 
 @register("linalg.vector_norm", category="linalg", function=False)
@@ -17,7 +18,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{C._dtname(x.dtype)}")
-    return _vector_norm(x, ord, dim, keepdim, dtype)
+    return linalg_out(_vector_norm(x, ord, dim, keepdim, dtype), out, "linalg.vector_norm")
 
 
 def _matrix_dims(A, dim):
@@ -59,21 +60,21 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
         A = A.to(dtype)
     if isinstance(ord, str):
         if ord == "fro":
-            return _vector_norm(A, 2, (d0, d1), keepdim, None)
+            return linalg_out(_vector_norm(A, 2, (d0, d1), keepdim, None), out, "linalg.matrix_norm")
         if ord == "nuc":
-            return _svd_norm(A, d0, d1, keepdim, None)
+            return linalg_out(_svd_norm(A, d0, d1, keepdim, None), out, "linalg.matrix_norm")
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     a = abs(ord)
     if a not in (1, 2, float("inf")):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord:g} not supported.")
     if a == 2:
-        return _svd_norm(A, d0, d1, keepdim, ord > 0)
+        return linalg_out(_svd_norm(A, d0, d1, keepdim, ord > 0), out, "linalg.matrix_norm")
     if a == float("inf"):
         d0, d1 = d1, d0
     if not keepdim and d0 < d1:
         d1 -= 1
     s = _vector_norm(A, 1, d0, keepdim, None)
-    return _max_min(s, d1, keepdim, ord > 0)
+    return linalg_out(_max_min(s, d1, keepdim, ord > 0), out, "linalg.matrix_norm")
 
 
 @register("linalg.norm", category="linalg", function=False)
@@ -82,16 +83,18 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None:
         dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
         if len(dims) == 1:
-            return linalg_vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
-        return linalg_matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+            return linalg_out(linalg_vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype), out,
+                              "linalg.norm")
+        return linalg_out(linalg_matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype), out,
+                          "linalg.norm")
     if ord is not None:
         nd = A._data.ndim
         if nd == 2:
-            return linalg_matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+            return linalg_out(linalg_matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype), out, "linalg.norm")
         if nd == 1:
-            return linalg_vector_norm(A, ord, None, keepdim, dtype=dtype)
+            return linalg_out(linalg_vector_norm(A, ord, None, keepdim, dtype=dtype), out, "linalg.norm")
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {nd}D.")
-    return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype)
+    return linalg_out(linalg_vector_norm(A, 2, None, keepdim, dtype=dtype), out, "linalg.norm")
 
 
 @register("linalg.vecdot", category="linalg", function=False)
@@ -103,7 +106,7 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
                            f"{C._dtname(x.dtype)}")
-    return (x * y).sum(dim)
+    return linalg_out((x * y).sum(dim), out, "linalg.vecdot")
 
 
 @register("linalg.diagonal", category="linalg", function=False)
@@ -166,6 +169,6 @@ def linalg_multi_dot(tensors, *, out=None):
                                f"{list(tensors[i + 1].shape)} cannot be multiplied")
     r = _chain(ms, _chain_order([m._data.shape for m in ms]), 0, n - 1)
     shape = [s for s, keep in ((r.shape[0], first._data.ndim == 2), (r.shape[1], last._data.ndim == 2)) if keep]
-    return r.view(*shape) if shape else r.view(())
+    return linalg_out(r.view(*shape) if shape else r.view(()), out, "linalg.multi_dot")
 
 

@@ -10,6 +10,7 @@ from ...tensor import Tensor
 from ..registry import register
 from . import _common as C
 from .products import matmul
+from ._out import linalg_out
 
 
 def pinv_backward(g, P, A):
@@ -82,7 +83,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=Non
         dt = C._dtname(A.dtype)
         raise RuntimeError(f"linalg.pinv({dt}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
-    return LinalgPinvBackward0.apply(A, atol, rtol, bool(hermitian))
+    return linalg_out(LinalgPinvBackward0.apply(A, atol, rtol, bool(hermitian)), out, "linalg.pinv")
 
 
 @register(category="linalg", methods=("pinverse",))
@@ -101,7 +102,7 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, ou
     if tol is not None:
         atol, rtol = tol, 0.0
     s, t, _, _ = _tol_arrays(A._data, atol, rtol, hermitian)
-    return Tensor._make(np.asarray((s > t[..., None]).sum(-1), dtype=np.int64))
+    return linalg_out(Tensor._make(np.asarray((s > t[..., None]).sum(-1), dtype=np.int64)), out, "linalg.matrix_rank")
 
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -186,5 +187,6 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None, out=None):
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if vec else
                            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     x, res, rank, sv = LinalgLstsqBackward0.apply(A, B, vec, rcond, driver)
-    return C.linalg_lstsq(x, res, rank, sv.detach())   # singular values are not differentiable in torch
+    # singular values are not differentiable in torch
+    return linalg_out(C.linalg_lstsq(x, res, rank, sv.detach()), out, "linalg.lstsq")
 

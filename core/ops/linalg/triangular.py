@@ -12,6 +12,7 @@ from ...autograd.node import Op
 from ..registry import register
 from . import _common as C
 from .products import matmul
+from ._out import linalg_out
 
 
 def _np_trsolve(a, b, upper, left, unit):
@@ -84,7 +85,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
     """X with AX = B (XA = B when left=False) for triangular A, reading only its upper/lower triangle
     (torch.linalg.solve_triangular)."""
     A, B = _check_tri(A, B, left, "linalg.solve_triangular")
-    return LinalgSolveTriangularBackward0.apply(A, B, bool(upper), bool(left), bool(unitriangular))
+    r = LinalgSolveTriangularBackward0.apply(A, B, bool(upper), bool(left), bool(unitriangular))
+    return linalg_out(r, out, "linalg.solve_triangular")
 
 
 class TriangularSolveBackward0(Op):
@@ -136,8 +138,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
                            f"{input._data.shape[-2]} by {input._data.shape[-1]}")
     if not A.dtype.is_floating_point or A._data.dtype == np.float16:
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{C._dtname(A.dtype)}'")
-    return C.triangular_solve_t(*TriangularSolveBackward0.apply(input, A, bool(upper), bool(transpose),
-                                                                 bool(unitriangular)))
+    return linalg_out(C.triangular_solve_t(*TriangularSolveBackward0.apply(input, A, bool(upper), bool(transpose),
+                                                                 bool(unitriangular))), out, "triangular_solve")
 
 
 class CholeskySolveBackward0(Op):
@@ -172,7 +174,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and u to have the same dtype, but found b of type {C._dtname(input.dtype)}"
                            f" and u of type {C._dtname(input2.dtype)} instead.")
-    return CholeskySolveBackward0.apply(input, input2, bool(upper))
+    return linalg_out(CholeskySolveBackward0.apply(input, input2, bool(upper)), out, "cholesky_solve")
 
 
 class CholeskyInverseBackward0(Op):
@@ -203,4 +205,4 @@ def cholesky_inverse(input, upper=False, *, out=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"cholesky_inverse: Expected a floating point or complex tensor as input. Got "
                            f"{C._dtname(input.dtype)}")
-    return CholeskyInverseBackward0.apply(input, bool(upper))
+    return linalg_out(CholeskyInverseBackward0.apply(input, bool(upper)), out, "cholesky_inverse")
