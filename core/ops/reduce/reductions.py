@@ -188,6 +188,8 @@ class ProdBackward0(Op):
         gx = _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim)
         if not (a._data == 0).any():
             return gx * _expand_back(out, ctx.shape, ctx.dims, ctx.keepdim) / a
+        if a._data.ndim == 0:     # a 0-d zero: the product of no other elements is 1
+            return gx
         # product of all other elements, exact in the presence of zeros
         ax = ctx.dims[0] if ctx.dims is not None else None
         d = a._data if ax is not None else a._data.reshape(-1)
