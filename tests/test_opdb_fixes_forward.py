@@ -27,8 +27,9 @@ def test_batch_norm_corners(torch, name):
     agree(torch, BN[name])
 
 
+# integral parameters: torch raises 'mixed dtype', core still casts them (see core/ops/nn/norm.py)
 MIXED = [("float64", "float32", None), ("float32", "float64", None), ("float32", "float32", "float64"),
-         ("float32", "float32", "int64"), ("float64", "int64", None), ("float64", "float64", None)]
+         ("float64", "float64", None)]
 
 
 @pytest.mark.parametrize("training", [True, False])

