@@ -197,9 +197,17 @@ def run_command(info, specs, values):
         return run_all_dims(info, specs, values, max_rows)
     grid_on = values["cli_grid"] or values["cli_svg"] is not None
     at = io.parse_ints(at_text, arg="--at") if at_text is not None else None
-    call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
-                                    max_rows=0 if grid_on else max_rows)
-    bw = _backward(call, values, max_rows)
+    streamed = None
+    if not (explain_on or grid_on or values["cli_backward"] or values["cli_grad_output"] is not None):
+        streamed = _streamed(info, specs, values)
+    if streamed is None:
+        call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
+                                        max_rows=0 if grid_on else max_rows)
+        bw = _backward(call, values, max_rows)
+    else:
+        (call, result), expl, bw = streamed, None, None
+        if result is None:   # written block by block to -o
+            return
     human = sys.stdout
     if out_path is not None:
         io.save_result(result, out_path)
@@ -217,6 +225,19 @@ def run_command(info, specs, values):
     if out_path is None:
         render.print_result(result, run_op.title(call), no_color=no_color)
     _render_extras(call, result, expl if explain_on else None, bw, values, human)
+
+
+def _streamed(info, specs, values):
+    """(call, result Tensor or None when written to -o) for an op that streams over a large .npy
+    INPUT (services/run_op.stream_request), with a progress bar on stderr; None to run in memory."""
+    from tensorcli.services import run_op
+    req = run_op.stream_request(info, specs, values)
+    if req is None:
+        return None
+    from tensorcli.render.progress import progress_bar   # Rich: only when a stream runs
+    with progress_bar(command_name(info.name), no_color=values["cli_no_color"]) as update:
+        result = run_op.stream_run(req, progress=update)
+    return None if result is run_op.FALLBACK else (req.call, result)
 
 
 def _backward(call, values, max_rows):
