@@ -25,7 +25,7 @@ Memory: a block (`block_bytes`, default 64 MiB) of input and of output; input pa
 are dropped from the process (madvise DONTNEED: they stay in the page cache), and the output is
 written sequentially, so peak RSS does not grow with the file.
 
-Progress: `progress(done, total)` is called after each block (units: blocks). tensorcli.render
+Progress: `progress(done, total)` is called after each block (units: blocks). render/progress.py
 owns the bar (Rich, on stderr, shown only when stderr is a terminal, not --quiet, and the work
 has lasted over a second); this module never prints.
 """
@@ -56,10 +56,11 @@ def _t(a):
     return core.from_numpy(np.ascontiguousarray(a))
 
 
-def _wrap(dim, ndim, arg="--dim"):
+def _wrap(dim, ndim):
+    """dim in [0, ndim); core's IndexError otherwise (the op commands name the op, as in memory)."""
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise CliError(arg, f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
 
 
