@@ -89,6 +89,21 @@ def test_streamed_command_equals_torch_and_in_memory_core(torch, files, tmp_path
     assert np.array_equal(got, mem.numpy())           # the in-memory op, bit for bit
 
 
+@pytest.mark.parametrize("dim", [0, 2])
+def test_cat_of_files_streams_and_promotes_as_torch(torch, files, tmp_path, dim):
+    paths, x = files
+    other = np.arange(5 * 8 * 16, dtype=np.int32).reshape(5, 8, 16) if dim == 0 else \
+        np.arange(SHAPE[0] * 8 * 3).reshape(SHAPE[0], 8, 3)                      # int32 / int64 -> float32
+    np.save(tmp_path / "o.npy", other)
+    out = tmp_path / "cat.npy"
+    p = cli("cat", paths["x"], tmp_path / "o.npy", paths["x"], "--dim", dim, "-o", out)
+    assert p.returncode == 0 and p.stderr == b"", p.stderr
+    got = np.load(out)
+    want = torch.cat([torch.from_numpy(x), torch.from_numpy(other), torch.from_numpy(x)], dim)
+    assert got.shape == tuple(want.shape) and str(got.dtype) == str(want.dtype).replace("torch.", "")
+    assert np.array_equal(got, want.numpy())
+
+
 def test_stdout_stream_is_np_save_bytes(files, tmp_path):
     paths, x = files
     p = cli("narrow", paths["x"], "--dim", "1", "--start", "2", "--length", "3", "-o", "-")
@@ -119,7 +134,7 @@ def test_streamed_errors_are_the_in_memory_errors(files, tmp_path):
     """--dtype float32 (a no-op cast here) turns streaming off: the same command in memory."""
     paths, _ = files
     out = tmp_path / "e.npy"
-    for rest in (["gather", "--dim", "5", "--index", paths["i1"]], ["sum", "--dim", "-4"],
+    for rest in (["gather", "--dim", "5", "--index", paths["i1"]], ["sum", "--dim", "-4"], ["cat", paths["v"]],
                  ["narrow", "--dim", "0", "--start", "5", "--length", str(SHAPE[0])],
                  ["permute", "--dims", "0,0,1"], ["flip", "--dims", "1,1"]):
         streamed = cli(rest[0], paths["x"], *rest[1:], "-o", out)

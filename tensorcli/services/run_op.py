@@ -154,7 +154,7 @@ def to_json(info, call, result, expl=None, *, max_rows=0, full_data=False) -> di
 # -- streaming: a memory-mapped .npy INPUT through services/stream.py ------------------------------
 
 STREAM_REDUCTIONS = ("sum", "mean")
-STREAM_MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose")
+STREAM_MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose", "cat")
 FALLBACK = object()   # stream_run's answer when the arguments do not stream: run the op in memory
 
 
@@ -164,7 +164,7 @@ class StreamRequest:
     (a .npy path, "-", or None: returned in memory, reductions only) and stream.run's arguments."""
 
     call: Call
-    src: str
+    src: object           # the .npy path (cat: the list of paths)
     out: object
     args: dict
 
@@ -183,6 +183,8 @@ def _stream_args(name, vals):
         return {k: vals[k] for k in ("dim", "start", "length")} if isinstance(vals.get("dim"), int) else None
     if name in ("flip", "permute"):
         return {"dims": tuple(vals["dims"])}
+    if name == "cat":
+        return {"dim": vals.get("dim", 0)} if isinstance(vals.get("dim", 0), int) else None
     return {"dim0": vals["dim0"], "dim1": vals["dim1"]}   # transpose
 
 
@@ -190,19 +192,23 @@ def stream_request(info, specs, values):
     """A StreamRequest when this op command should stream rather than load INPUT, else None.
 
     Streams when: the op is one services/stream.py runs with the in-memory op's exact result,
-    INPUT is a .npy path of at least io.npyfile.MMAP_MIN_BYTES (so it is memory-mapped anyway),
+    INPUT (cat: every TENSOR) is a .npy path, of io.npyfile.MMAP_MIN_BYTES or more in all,
     no --dtype cast, and the result goes to `-o FILE.npy` / `-o -` (movements; not with --json) or
     is small (reductions over one dim). The caller leaves out --explain/--at/--backward/--grid:
     those run the op in memory (they need every element's provenance)."""
-    name, src, out = info.name, values.get("p_input"), values.get("cli_out")
-    if name not in STREAM_REDUCTIONS + STREAM_MOVEMENTS or not isinstance(src, str) or values.get("cli_dtype"):
+    name, out = info.name, values.get("cli_out")
+    src = values.get("p_tensors") if name == "cat" else values.get("p_input")
+    srcs = list(src) if name == "cat" and src else [src]
+    if name not in STREAM_REDUCTIONS + STREAM_MOVEMENTS or values.get("cli_dtype"):
         return None
-    if not src.lower().endswith(".npy") or not os.path.isfile(src) or os.path.getsize(src) < MMAP_MIN_BYTES:
+    if not all(isinstance(p, str) and p.lower().endswith(".npy") and os.path.isfile(p) for p in srcs):
+        return None
+    if sum(os.path.getsize(p) for p in srcs) < MMAP_MIN_BYTES:
         return None
     to_file = isinstance(out, str) and (out == "-" or out.lower().endswith(".npy")) and not values.get("cli_json")
     if name in STREAM_MOVEMENTS and not to_file:
         return None
-    call = build_call(info, specs, values, skip=("input",))
+    call = build_call(info, specs, values, skip=("tensors",) if name == "cat" else ("input",))
     args = _stream_args(name, call.values)
     if args is None:
         return None

@@ -6,7 +6,8 @@ stdout, or None to return the result as an ndarray, for small results such as a 
 
 * reductions over one dim (`sum`, `mean`, `amax`, keepdim or not);
 * movement along one dim (`gather` / `take_along_dim` with an index tensor, `index_select`,
-  `narrow`, `flip` over any dims), and `permute` / `transpose` (blocks of the output's first dim).
+  `narrow`, `flip` over any dims), `permute` / `transpose` (blocks of the output's first dim), and
+  `cat` of several .npy files (`src` a list of paths).
 
 `NotStreamable` means "run it in memory instead" (take_along_dim that broadcasts, a Fortran-order
 file, and with strict=True a float reduction whose blocked order would not be the in-memory one):
@@ -44,7 +45,7 @@ from ..io import npyfile
 
 BLOCK_BYTES = 64 * 1024 * 1024
 REDUCTIONS = ("sum", "mean", "amax")
-MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose")
+MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose", "cat")
 OPS = REDUCTIONS + MOVEMENTS
 
 
@@ -279,10 +280,43 @@ def _write(plan, chunks, f):
         io.write_all(f, memoryview(c.reshape(-1)).cast("B"))
 
 
+def _cat_plan(srcs, dim, arg):
+    """cat of memory-mapped files: each block is core.cat of the inputs' slices (core promotes the
+    dtypes); along dim 0 a block of output rows takes rows from the one or two inputs it spans."""
+    xs = [io.open_npy(p, arg=f"{arg}[{k}]", check=False) for k, p in enumerate(srcs)]
+    if any(x.ndim == 0 or not x.flags.c_contiguous for x in xs) or len({x.ndim for x in xs}) != 1:
+        raise NotStreamable(arg, "cat streams C-order inputs of one rank")   # 0-d / legacy empty: in memory
+    shape = tuple(core.cat([core.from_numpy(np.broadcast_to(np.zeros((), x.dtype), x.shape)) for x in xs],
+                           dim).shape)                                       # core's checks, no data read
+    dtype = core.cat([_t(np.zeros(1, x.dtype)) for x in xs])._data.dtype   # core's type promotion
+    d = _wrap(dim, xs[0].ndim)
+    rows = [x[0].nbytes for x in xs]
+    if d != 0:
+        def block(r0, r1):
+            vals = core.cat([_t(x[r0:r1]) for x in xs], d)._data
+            for x, row in zip(xs, rows):
+                npyfile.release(x, r0 * row, r1 * row)
+            return vals, None
+        return xs[0], _Plan(shape, dtype, shape[0], sum(rows), block)
+    starts = np.cumsum([0] + [x.shape[0] for x in xs])
+
+    def block0(r0, r1):
+        parts = []
+        for x, row, s0 in zip(xs, rows, starts):
+            a, b = max(r0 - s0, 0), min(r1 - s0, x.shape[0])
+            if a < b:
+                parts.append(_t(x[a:b]))
+                npyfile.release(x, a * row, b * row)
+        return core.cat(parts, 0)._data.astype(dtype, copy=False), None
+    return xs[0], _Plan(shape, dtype, shape[0], max(rows), block0)
+
+
 def plan(src, op, *, dim=0, keepdim=False, arg="INPUT", **args):
     """(memory-mapped input, _Plan or None for a long 1-d reduction); CliError/RuntimeError as core."""
     if op not in OPS:
         raise CliError(arg, f"{op} does not stream (streaming ops: {', '.join(OPS)})")
+    if op == "cat":
+        return _cat_plan(list(src), dim, arg)
     x = io.open_npy(src, arg=arg, check=False)
     if x.ndim == 0:
         raise CliError(arg, f"{src} holds a 0-d tensor: nothing to stream")
