@@ -143,8 +143,10 @@ def _flip_plan(x, dims, row):
 
 def _permute_plan(x, perm, row):
     """permute: blocks of the output's first dim, which is the input's dim perm[0]. When that is
-    not dim 0 each block reads a strided slab of the whole file: its pages are dropped after each
-    block so RSS stays at a block, at the cost of re-reading the page cache."""
+    not dim 0 each block reads a strided slab of the whole file, so every block touches every page:
+    those pages stay mapped (clean page cache, up to the file's size in RSS: within the 1.1x output
+    + 256 MB target, and the kernel reclaims them under pressure); dropping them after each block
+    kept no less at the peak and took twice as long (1 GiB 2-D transpose: 18.8 s vs 9.8 s)."""
     core.permute(_probe(x), perm)                             # core's errors (length, range, repeats)
     perm = tuple(k % x.ndim for k in perm)
     shape = tuple(x.shape[k] for k in perm)
@@ -154,7 +156,7 @@ def _permute_plan(x, perm, row):
         sl = [slice(None)] * x.ndim
         sl[p0] = slice(r0, r1)
         vals = core.permute(_t(x[tuple(sl)]), perm)._data
-        return vals, ((r0 * row, r1 * row) if p0 == 0 else (0, x.nbytes))
+        return vals, ((r0 * row, r1 * row) if p0 == 0 else None)
     return _Plan(shape, x.dtype, shape[0], x.nbytes // max(shape[0], 1), block)
 
 
