@@ -24,7 +24,8 @@ thread-dependent float32 sum).
 
 Memory: a block (`block_bytes`, default 64 MiB) of input and of output; input pages already read
 are dropped from the process (madvise DONTNEED: they stay in the page cache), and the output is
-written sequentially, so peak RSS does not grow with the file.
+written sequentially, so peak RSS does not grow with the file (except permute/transpose across
+dims: every block reads every page, which stay mapped; see _permute_plan).
 
 Progress: `progress(done, total)` is called after each block (units: blocks). render/progress.py
 owns the bar (Rich, on stderr, shown only when stderr is a terminal, not --quiet, and the work
