@@ -363,15 +363,3 @@ def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, pro
     except OSError as e:
         raise CliError("--out", f"cannot write {out}: {e.strerror or e}") from None
     return out
-
-
-def streamable(op, input_spec, out, *, min_bytes=None) -> bool:
-    """Whether an op command should stream rather than load: the op streams, INPUT is a .npy path
-    of at least `min_bytes` (default npyfile.MMAP_MIN_BYTES) and the result goes to `-o FILE.npy`
-    or `-o -` (the caller also checks that --json/--explain are off). The hook for run_op."""
-    if op not in OPS or out is None or not (out == "-" or str(out).lower().endswith(".npy")):
-        return False
-    spec = str(input_spec)
-    if not spec.lower().endswith(".npy") or not os.path.isfile(spec):
-        return False
-    return os.path.getsize(spec) >= (npyfile.MMAP_MIN_BYTES if min_bytes is None else min_bytes)
