@@ -17,9 +17,9 @@ when one is missed.
 
 `--big` generates float32 .npy files of (rows, 256) in a temporary directory (deleted after; needs
 2.5x the largest size free) and times, one process each, with peak RSS (os.wait4's ru_maxrss):
-`tensorcli show FILE`, and the streaming service (services/stream.py: sum over dim 1, gather along
-dim 1 with a (rows, 2) index, -o to a .npy) against a plain NumPy script doing the same work
-(np.load, compute, np.save). Targets: peak RSS <= 1.1x output + 256 MB, time <= 1.3x NumPy. `run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
+the commands `tensorcli show FILE`, `tensorcli sum FILE --dim 1 -o OUT.npy` and `tensorcli gather
+FILE --dim 1 --index IDX.npy -o OUT.npy` (IDX: (rows, 2) int64; both op commands stream) against
+a plain NumPy script doing the same work (np.load, compute, np.save). Targets: peak RSS <= 1.1x output + 256 MB, time <= 1.3x NumPy. `run(runs)` returns [(name, tensorcli_seconds, torch_seconds)] for scripts/bench.py.
 """
 from __future__ import annotations
 
@@ -100,17 +100,6 @@ def run(runs: int = 15):
 
 BIG_SIZES = {"200 MB": 200 * 2**20, "2 GB": 2 * 2**30}
 COLS = 256
-STREAM_CODE = """
-import sys, numpy as np, core
-from tensorcli.services import stream
-op, path, out = sys.argv[1:4]
-if op == "sum":
-    stream.run("sum", path, out, dim=1)
-else:
-    n = np.load(path, mmap_mode="r").shape[0]
-    idx = np.stack([np.arange(n) % {cols}, (np.arange(n) * 7) % {cols}], 1)
-    stream.run("gather", path, out, dim=1, index=core.from_numpy(idx))
-""".format(cols=COLS)
 NUMPY_CODE = """
 import sys, numpy as np
 op, path, out = sys.argv[1:4]
@@ -121,9 +110,8 @@ if op == "show":
 elif op == "sum":
     np.save(out, x.sum(axis=1))
 else:
-    idx = np.stack([np.arange(len(x)) % {cols}, (np.arange(len(x)) * 7) % {cols}], 1)
-    np.save(out, np.take_along_axis(x, idx, 1))
-""".format(cols=COLS)
+    np.save(out, np.take_along_axis(x, np.load(sys.argv[4]), 1))
+"""
 
 
 def _rss_run(cmd, env):
@@ -149,7 +137,17 @@ def _make_npy(path, nbytes):
         k = min(base.shape[0], rows - r)
         out[r:r + k] = base[:k] * np.float32(1 + r / rows)
     out.flush()
+    idx = np.stack([np.arange(rows) % COLS, (np.arange(rows) * 7) % COLS], 1)
+    np.save(os.path.join(os.path.dirname(path), "idx.npy"), idx)   # gather's index, (rows, 2) int64
     return rows
+
+
+def _work(cli, work, src, out):
+    """The tensorcli command and the NumPy script for one piece of work."""
+    idx = os.path.join(os.path.dirname(src), "idx.npy")
+    ours = {"show": [cli, "show", src], "sum": [cli, "sum", src, "--dim", "1", "-o", out],
+            "gather": [cli, "gather", src, "--dim", "1", "--index", idx, "-o", out]}[work]
+    return ours, [sys.executable, "-c", NUMPY_CODE, work, src, out, idx]
 
 
 def big(sizes=None) -> int:
@@ -173,9 +171,9 @@ def big(sizes=None) -> int:
                                  env=dict(env, PYTHONPATH=os.path.dirname(os.path.abspath(__file__))))
             rows = int(gen.stdout)
             for work, out_bytes in (("show", 0), ("sum", rows * 4), ("gather", rows * 8)):
-                ours = [cli, "show", src] if work == "show" else [sys.executable, "-c", STREAM_CODE, work, src, out]
+                ours, theirs = _work(cli, work, src, out)
                 t, rss = _rss_run(ours, env)
-                tn, rssn = _rss_run([sys.executable, "-c", NUMPY_CODE, work, src, out], env)
+                tn, rssn = _rss_run(theirs, env)
                 ok = rss <= 1.1 * out_bytes + 256 * 2**20 and t <= 1.3 * tn
                 missed += not ok
                 print(f"{label:8} {work:8} {t:11.2f} {tn:8.2f} {t / tn:6.2f} {rss / 2**20:8.0f} "
@@ -188,9 +186,10 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--torch", action="store_true", help="also time python -c 'import torch; ...'")
     ap.add_argument("--big", action="store_true", help="files larger than memory (200 MB and 2 GB inputs)")
+    ap.add_argument("--size", choices=list(BIG_SIZES), action="append", help="with --big: only this input size")
     args = ap.parse_args(argv)
     if args.big:
-        return big()
+        return big({k: BIG_SIZES[k] for k in args.size} if args.size else None)
     t = measure(args.runs, with_torch=args.torch)
     base = statistics.median(t[BASELINE])
     print(f"median of {args.runs} runs (whole process, output to a pipe, bytecode cached):")

@@ -117,3 +117,70 @@ def test_junit_dash_writes_xml_to_stdout_that_parsers_accept(tmp_path):
 def test_junit_dash_with_json_is_refused():
     r = run("check", "examples", "--junit", "-", "--json")
     assert r.returncode == 2 and "--junit" in r.stderr
+
+
+def test_junit_file_is_written_atomically(tmp_path):
+    p = tmp_path / "c.toml"
+    p.write_text(CASES)
+    report = tmp_path / "report.xml"
+    r = subprocess.run([SCRIPT, "check", str(p), "--junit", str(report)], capture_output=True, text=True,
+                       env=ENV, cwd=tmp_path, timeout=120)
+    assert r.returncode == 1
+    xml.dom.minidom.parse(str(report))
+    assert sorted(os.listdir(tmp_path)) == ["c.toml", "report.xml"]        # no temporary file left
+    r = subprocess.run([SCRIPT, "check", str(p), "--junit", str(tmp_path / "no" / "r.xml")], capture_output=True,
+                       text=True, env=ENV, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("tensorcli: error: --junit") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("command, op, choices", [("scatter", "scatter", ("add", "multiply")),
+                                                  ("scatter-reduce", "scatter_reduce",
+                                                   ("sum", "prod", "mean", "amax", "amin"))])
+def test_reduce_lists_the_choices_torch_accepts(torch, command, op, choices):
+    out = run(command, "--help", env={"COLUMNS": "200"}).stdout
+    assert "|".join(choices) in out and "One of: " + ", ".join(choices) + "." in out
+    x, i, s = torch.zeros(3), torch.tensor([0, 2, 0]), torch.ones(3)
+    for c in choices:                                        # each listed choice works in torch
+        getattr(torch, op)(x, 0, i, s, reduce=c)
+    with pytest.raises(RuntimeError):
+        getattr(torch, op)(x, 0, i, s, reduce="max" if op == "scatter" else "add")
+
+
+def test_op_help_says_usage_once():
+    out = run("gather", "--help").stdout
+    assert out.count("Usage:") == 1 and "Synopsis:" in out
+
+
+def _help_of(info):
+    """--help of one op command built from `info` (in process)."""
+    import typer
+    from typer.testing import CliRunner
+    from tensorcli.commands import op
+    app = typer.Typer()
+    cb, text = op.make_op_command(info)
+    app.command(info.name, help=text)(cb)
+    app.command("other")(lambda: None)
+    return CliRunner().invoke(app, [info.name, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"}).output, app
+
+
+@pytest.mark.parametrize("extras, absent, present", [
+    ({"cli_backward": False}, ("--backward", "--grad-output"), ("--explain", "--at", "--max-rows", "--grid")),
+    ({"cli_explain": False}, ("--explain", "--at", "--grid", "--svg"), ("--backward", "--max-rows")),
+    ({"cli_explain": False, "cli_backward": False}, ("--explain", "--at", "--backward", "--max-rows"), ("--json",)),
+])
+def test_explain_and_backward_options_only_where_the_op_offers_them(extras, absent, present):
+    import dataclasses
+    from typer.testing import CliRunner
+    from core.ops.registry import OPS
+    info = OPS["gather"]
+    info = dataclasses.replace(info, extras={**info.extras, **extras})
+    out, app = _help_of(info)
+    options = "\n".join(ln for ln in out.splitlines() if ln.startswith("│"))   # the option table
+    for flag in absent:
+        assert f" {flag} " not in options, flag
+    for flag in present:
+        assert f" {flag} " in options, flag
+    r = CliRunner().invoke(app, ["gather", "[[1,2]]", "--dim", "1", "--index", "[[1]]", *absent[:1]])
+    assert r.exit_code == 2 and "No such option" in r.output
+    r = CliRunner().invoke(app, ["gather", "[[1,2]]", "--dim", "1", "--index", "[[1]]", "--json"])
+    assert r.exit_code == 0 and '"data": [[2]]' in r.output

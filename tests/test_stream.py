@@ -245,15 +245,36 @@ def test_show_counts_nan_inf_across_chunks(torch, monkeypatch):
     assert s["mean"] == torch.mean(finite).item() and s["std"] == pytest.approx(torch.std(finite).item(), rel=1e-6)
 
 
-def test_show_progress_and_streamable(saved, monkeypatch):
+def test_show_progress(saved, monkeypatch):
     monkeypatch.setattr(show, "CHUNK", 4)
     calls = []
     show.stats(core.from_numpy(np.arange(10, dtype=np.float32)), progress=lambda d, t: calls.append((d, t)))
     assert calls == [(4, 10), (8, 10), (10, 10)]
+
+
+def test_which_op_commands_stream(saved, monkeypatch):
+    """services/run_op.stream_request: a large .npy INPUT, no --dtype, and -o FILE.npy / -o - (not
+    with --json) for movements, a reduction over one int dim for reductions."""
+    from core.ops.registry import OPS
+    from tensorcli.services import run_op
+    from tensorcli.spec import classify
+    monkeypatch.setattr(run_op, "MMAP_MIN_BYTES", 0)
     p = saved(np.zeros((4, 4), np.float32))
-    assert stream.streamable("gather", p, "o.npy", min_bytes=0) and stream.streamable("sum", p, "-", min_bytes=0)
-    assert not stream.streamable("gather", p, "o.npy")                  # small: loaded as before
-    assert not stream.streamable("gather", p, None, min_bytes=0)        # printed, not streamed
-    assert not stream.streamable("gather", p, "o.json", min_bytes=0)
-    assert not stream.streamable("cumsum", p, "o.npy", min_bytes=0)
-    assert not stream.streamable("gather", "[[1]]", "o.npy", min_bytes=0)
+    idx = "[[0],[1],[2],[3]]"
+
+    def req(op, out, **vals):
+        specs = classify(OPS[op])
+        values = {"p_" + s.name: None for s in specs}
+        values.update({"p_input": p, "cli_out": out, "cli_json": False, "cli_dtype": None}, **vals)
+        return run_op.stream_request(OPS[op], specs, values)
+    assert req("gather", "o.npy", p_dim="1", p_index=idx) is not None and req("flip", "-", p_dims="0") is not None
+    assert req("sum", None, p_dim="1") is not None and req("mean", "o.json", p_dim="0") is not None
+    assert req("sum", None, p_dim=None) is None and req("sum", None, p_dim="0,1") is None    # not one dim
+    assert req("gather", None, p_dim="1", p_index=idx) is None                               # printed
+    assert req("gather", "o.json", p_dim="1", p_index=idx) is None
+    assert req("gather", "o.npy", p_dim="1", p_index=idx, cli_json=True) is None
+    assert req("gather", "o.npy", p_dim="1", p_index=idx, cli_dtype="float64") is None
+    assert req("cumsum", "o.npy", p_dim="1") is None
+    assert req("gather", "o.npy", p_dim="1", p_index=idx, p_input="[[1.0]]") is None
+    monkeypatch.setattr(run_op, "MMAP_MIN_BYTES", 1 << 30)
+    assert req("gather", "o.npy", p_dim="1", p_index=idx) is None                            # small: loaded

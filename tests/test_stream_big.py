@@ -1,6 +1,6 @@
 """A 1 GiB memory-mapped .npy processed in a process whose memory limit is half the file:
-`tensorcli show` through the console script, and the streaming sum / gather through the service
-API (services.stream.run: the op commands are not wired to it yet).
+`tensorcli show`, `tensorcli sum --dim 1` and `tensorcli gather --dim 1` through the console
+script (the op commands stream: services/run_op.stream_request -> services/stream.py).
 
 The limit is RLIMIT_DATA (private writable memory: heap, anonymous maps), set in a preexec_fn.
 RLIMIT_AS cannot express "less memory than the file": it counts address space, and a memory map
@@ -81,23 +81,22 @@ def test_show_big_file_under_memory_limit(big):
     assert f"mean {mean:.6g}" in p.stdout
 
 
-CODE = """
-import sys, numpy as np, core
-from tensorcli.services import stream
-op, path, out = sys.argv[1:4]
-if op == "sum":
-    stream.run("sum", path, out, dim=1)
-else:
-    idx = np.stack([np.arange({rows}) % {cols}, (np.arange({rows}) * 7) % {cols}], 1)
-    stream.run("gather", path, out, dim=1, index=core.from_numpy(idx))
-""".format(rows=ROWS, cols=COLS)
+def _index(rows):
+    return np.stack([np.arange(rows) % COLS, (np.arange(rows) * 7) % COLS], 1)
 
 
 @pytest.mark.parametrize("op", ["sum", "gather"])
-def test_streaming_op_big_file_under_memory_limit(big, tmp_path, op):
+@pytest.mark.skipif(_script() is None, reason="tensorcli console script not installed")
+def test_streaming_command_big_file_under_memory_limit(big, tmp_path, op):
+    """`tensorcli sum/gather BIG.npy --dim 1 -o out.npy` stream (services/run_op.stream_request)."""
     out = str(tmp_path / f"{op}.npy")
-    p = _run([sys.executable, "-c", CODE, op, big, out])
-    assert p.returncode == 0, p.stderr[-2000:]
+    if op == "sum":
+        args = ["sum", big, "--dim", "1", "-o", out]
+    else:
+        np.save(tmp_path / "idx.npy", _index(ROWS))          # 16 MiB: read, not mapped
+        args = ["gather", big, "--dim", "1", "--index", str(tmp_path / "idx.npy"), "-o", out]
+    p = _run([_script(), *args])
+    assert p.returncode == 0 and p.stderr == "", p.stderr[-2000:]
     got = np.load(out)
     x = np.load(big, mmap_mode="r")
     rows = np.r_[0:3, 5, 4096:4100, ROWS - 3:ROWS]
@@ -107,5 +106,5 @@ def test_streaming_op_big_file_under_memory_limit(big, tmp_path, op):
         assert np.isnan(got[5]) and np.isfinite(np.delete(got, 5)).all()
     else:
         assert got.shape == (ROWS, 2)
-        idx = np.stack([np.arange(ROWS) % COLS, (np.arange(ROWS) * 7) % COLS], 1)
+        idx = _index(ROWS)
         np.testing.assert_array_equal(got[rows], np.take_along_axis(np.asarray(x[rows]), idx[rows], 1))

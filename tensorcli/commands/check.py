@@ -128,14 +128,17 @@ def _quiet() -> bool:
 
 
 def _write(path, text):
+    """The JUnit report to stdout ('-') or to `path` atomically (a temporary file renamed at the end,
+    so a failed or interrupted write leaves the old report, or none)."""
     import sys
     from tensorcli.errors import CliError
+    from tensorcli.io.npyfile import atomic_output
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     try:
-        with open(path, "w", encoding="utf-8") as f:
+        with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
         raise CliError("--junit", f"cannot write {path}: {e.strerror or e}") from None

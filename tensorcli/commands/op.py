@@ -57,13 +57,15 @@ def help_text(info, specs) -> str:
     if r:
         lines += ["", f"Formula (2-D, dim=1):  {r}"]
     exs = examples(info)
-    lines += ["", "Usage:", "", fold_example(_synopsis(info, specs))]
+    lines += ["", "Synopsis:", "", fold_example(_synopsis(info, specs))]
     if exs:
         lines += ["", "Example:" if len(exs) == 1 else "Examples:", ""] + [fold_example(e) for e in exs]
     lines += ["", "Tensor arguments: " + TENSOR_HELP]
-    lines += ["--explain shows where each output element comes from; --at 0,1 explains one; --backward "
-              "shows the gradient as a mapping."]
-    return _escape("\n".join(lines))
+    offered = _offered(info)
+    lines += [" ".join(text for group, text in (
+        ("explain", "--explain shows where each output element comes from; --at 0,1 explains one."),
+        ("backward", "--backward shows the gradient as a mapping.")) if group in offered)]
+    return _escape("\n".join(lines).rstrip())
 
 
 def _typer_param(spec: ParamSpec, info):
@@ -102,6 +104,27 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_full_data", FullDataOpt, False))
 
 
+# Options that only work on some ops: (group, option names). An op's registration says which
+# groups it cannot offer: cli_explain=False (no element mapping: nonzero, one_hot, ...) drops the
+# explain group, cli_backward=False (no gradient: argmax, ...) the backward one; --max-rows goes
+# with whichever table remains.
+_GROUPS = {"explain": ("cli_explain", "cli_at", "cli_grid", "cli_svg"), "backward": ("cli_backward", "cli_grad_output")}
+_DEFAULTS = {name: default for name, _, default in _COMMON}
+
+
+def _offered(info) -> set:
+    """The option groups (explain, backward) this op's command offers."""
+    return {g for g in _GROUPS if info.extras.get("cli_" + g, True) is not False}
+
+
+def _common_options(info):
+    offered = _offered(info)
+    dropped = {n for g, names in _GROUPS.items() if g not in offered for n in names}
+    if not offered:
+        dropped.add("cli_max_rows")
+    return [c for c in _COMMON if c[0] not in dropped]
+
+
 def make_op_command(info):
     """(callback, help): the Typer callback for one op, its signature built from the op's."""
     specs = classify(info)
@@ -110,12 +133,12 @@ def make_op_command(info):
         ann, default = _typer_param(s, info)
         params.append(_P("p_" + s.name, _P.KEYWORD_ONLY, annotation=ann, default=default))
         annotations["p_" + s.name] = ann
-    for name, ann, default in _COMMON:
+    for name, ann, default in _common_options(info):
         params.append(_P(name, _P.KEYWORD_ONLY, annotation=ann, default=default))
         annotations[name] = ann
 
     def callback(**values):
-        run_command(info, specs, values)
+        run_command(info, specs, {**_DEFAULTS, **values})   # options not offered: their defaults
 
     callback.__signature__ = inspect.Signature(params)
     callback.__annotations__ = annotations
@@ -197,9 +220,17 @@ def run_command(info, specs, values):
         return run_all_dims(info, specs, values, max_rows)
     grid_on = values["cli_grid"] or values["cli_svg"] is not None
     at = io.parse_ints(at_text, arg="--at") if at_text is not None else None
-    call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
-                                    max_rows=0 if grid_on else max_rows)
-    bw = _backward(call, values, max_rows)
+    streamed = None
+    if not (explain_on or grid_on or values["cli_backward"] or values["cli_grad_output"] is not None):
+        streamed = _streamed(info, specs, values)
+    if streamed is None:
+        call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
+                                        max_rows=0 if grid_on else max_rows)
+        bw = _backward(call, values, max_rows)
+    else:
+        (call, result), expl, bw = streamed, None, None
+        if result is None:   # written block by block to -o
+            return
     human = sys.stdout
     if out_path is not None:
         io.save_result(result, out_path)
@@ -217,6 +248,19 @@ def run_command(info, specs, values):
     if out_path is None:
         render.print_result(result, run_op.title(call), no_color=no_color)
     _render_extras(call, result, expl if explain_on else None, bw, values, human)
+
+
+def _streamed(info, specs, values):
+    """(call, result Tensor or None when written to -o) for an op that streams over a large .npy
+    INPUT (services/run_op.stream_request), with a progress bar on stderr; None to run in memory."""
+    from tensorcli.services import run_op
+    req = run_op.stream_request(info, specs, values)
+    if req is None:
+        return None
+    from tensorcli.render.progress import progress_bar   # Rich: only when a stream runs
+    with progress_bar(command_name(info.name), no_color=values["cli_no_color"]) as update:
+        result = run_op.stream_run(req, progress=update)
+    return None if result is run_op.FALLBACK else (req.call, result)
 
 
 def _backward(call, values, max_rows):

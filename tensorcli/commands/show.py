@@ -35,7 +35,9 @@ def register(app):
         if json_ and out == "-":
             raise CliError("--json", "cannot be combined with -o - (both write to stdout)")
         t = io.load_tensor(tensor, arg="TENSOR", dtype=dtype, stdin_used=[])
-        s = stats(t)
+        from tensorcli.render.progress import progress_bar   # stdlib only; Rich once a bar shows
+        with progress_bar("show", no_color=no_color) as update:
+            s = stats(t, progress=update)
         if json_:
             from tensorcli.services import vocab
             with vocab.full_data(full_data):

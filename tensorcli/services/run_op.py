@@ -5,9 +5,11 @@ No Typer, no Rich: `tensorcli.commands.op` parses and renders; this module conve
 from __future__ import annotations
 
 import inspect
+import os
 from dataclasses import dataclass
 
 from .. import io
+from ..io.npyfile import MMAP_MIN_BYTES
 from ..errors import CliError, user_errors
 from ..spec import (DIM, EXCLUSIVE, FLAG, INT, INTS, NUMBER, OPERAND, TENSOR, TENSORS, ParamSpec,
                     command_name)
@@ -91,8 +93,9 @@ def _convert(spec: ParamSpec, raw, *, stdin_used, dtype):
     return raw
 
 
-def build_call(info, specs, values, *, stdin_used=None) -> Call:
-    """Convert CLI values into op arguments (loading tensors, parsing ints) and check combinations."""
+def build_call(info, specs, values, *, stdin_used=None, skip=()) -> Call:
+    """Convert CLI values into op arguments (loading tensors, parsing ints) and check combinations;
+    the parameters named in `skip` are left out (a streamed INPUT is never loaded)."""
     stdin_used = [] if stdin_used is None else stdin_used
     dtype = None
     if values.get("cli_dtype"):
@@ -105,6 +108,8 @@ def build_call(info, specs, values, *, stdin_used=None) -> Call:
     out = {}
     for s in specs:
         raw = given[s.name]
+        if s.name in skip:
+            continue
         if s.kind == FLAG:
             if s.default is _P.empty or bool(raw) != bool(s.default):
                 out[s.name] = bool(raw)
@@ -144,3 +149,82 @@ def to_json(info, call, result, expl=None, *, max_rows=0, full_data=False) -> di
     if expl is not None:
         obj.update(expl.to_json(max_rows=max_rows))
     return vocab.envelope(command_name(info.name), obj, schema_name="op")
+
+
+# -- streaming: a memory-mapped .npy INPUT through services/stream.py ------------------------------
+
+STREAM_REDUCTIONS = ("sum", "mean")
+STREAM_MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose", "cat")
+FALLBACK = object()   # stream_run's answer when the arguments do not stream: run the op in memory
+
+
+@dataclass
+class StreamRequest:
+    """An op command that will stream: the call (INPUT left out), the file, where the result goes
+    (a .npy path, "-", or None: returned in memory, reductions only) and stream.run's arguments."""
+
+    call: Call
+    src: object           # the .npy path (cat: the list of paths)
+    out: object
+    args: dict
+
+
+def _stream_args(name, vals):
+    """stream.run's keyword arguments from the op's (None: these arguments do not stream)."""
+    if name in STREAM_REDUCTIONS:
+        d = vals.get("dim")
+        return {"dim": d, "keepdim": bool(vals.get("keepdim", False))} if isinstance(d, int) else None
+    if name in ("gather", "index_select"):
+        return {"dim": vals["dim"], "index": vals["index"]} if isinstance(vals.get("dim"), int) else None
+    if name == "take_along_dim":
+        d = vals.get("dim")
+        return {"dim": d, "indices": vals["indices"]} if isinstance(d, int) else None
+    if name == "narrow":
+        return {k: vals[k] for k in ("dim", "start", "length")} if isinstance(vals.get("dim"), int) else None
+    if name in ("flip", "permute"):
+        return {"dims": tuple(vals["dims"])}
+    if name == "cat":
+        return {"dim": vals.get("dim", 0)} if isinstance(vals.get("dim", 0), int) else None
+    return {"dim0": vals["dim0"], "dim1": vals["dim1"]}   # transpose
+
+
+def stream_request(info, specs, values):
+    """A StreamRequest when this op command should stream rather than load INPUT, else None.
+
+    Streams when: the op is one services/stream.py runs with the in-memory op's exact result,
+    INPUT (cat: every TENSOR) is a .npy path, of io.npyfile.MMAP_MIN_BYTES or more in all,
+    no --dtype cast, and the result goes to `-o FILE.npy` / `-o -` (movements; not with --json) or
+    is small (reductions over one dim). The caller leaves out --explain/--at/--backward/--grid:
+    those run the op in memory (they need every element's provenance)."""
+    name, out = info.name, values.get("cli_out")
+    src = values.get("p_tensors") if name == "cat" else values.get("p_input")
+    srcs = list(src) if name == "cat" and src else [src]
+    if name not in STREAM_REDUCTIONS + STREAM_MOVEMENTS or values.get("cli_dtype"):
+        return None
+    if not all(isinstance(p, str) and p.lower().endswith(".npy") and os.path.isfile(p) for p in srcs):
+        return None
+    if sum(os.path.getsize(p) for p in srcs) < MMAP_MIN_BYTES:
+        return None
+    to_file = isinstance(out, str) and (out == "-" or out.lower().endswith(".npy")) and not values.get("cli_json")
+    if name in STREAM_MOVEMENTS and not to_file:
+        return None
+    call = build_call(info, specs, values, skip=("tensors",) if name == "cat" else ("input",))
+    args = _stream_args(name, call.values)
+    if args is None:
+        return None
+    return StreamRequest(call, src, out if to_file else None, args)
+
+
+def stream_run(req, *, progress=None):
+    """Run a StreamRequest: the result Tensor (in-memory result), None (written to -o), or
+    FALLBACK when the arguments do not stream exactly (the caller runs the op in memory)."""
+    from . import stream   # block machinery: only for a large .npy INPUT
+    with user_errors(command_name(req.call.info.name)):
+        try:
+            res = stream.run(req.call.info.name, req.src, req.out, progress=progress, strict=True, **req.args)
+        except stream.NotStreamable:
+            return FALLBACK
+    if req.out is not None:
+        return None
+    import core   # loaded already by stream
+    return core.from_numpy(res)

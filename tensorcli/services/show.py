@@ -69,7 +69,7 @@ def stats(t, *, progress=None) -> dict:
     """min/max/mean/std over finite values (std unbiased, like torch.std), NaN/Inf counts.
 
     `progress(done, total)` (elements) is called after each block: the render layer hooks a
-    progress bar there (see tensorcli/services/stream.py's Progress)."""
+    progress bar there (tensorcli/render/progress.py)."""
     a = np.asarray(t._data)
     out = {"shape": list(a.shape), "dtype": t.dtype.name, "numel": int(a.size),
            "nan": 0, "inf": 0, "min": None, "max": None, "mean": None, "std": None}

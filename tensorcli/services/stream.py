@@ -5,7 +5,13 @@ path, written through io.atomic_output so a failure leaves nothing, or "-" for .
 stdout, or None to return the result as an ndarray, for small results such as a reduction):
 
 * reductions over one dim (`sum`, `mean`, `amax`, keepdim or not);
-* movement along one dim (`gather` with an index tensor, `index_select`, `narrow`, `flip`).
+* movement along one dim (`gather` / `take_along_dim` with an index tensor, `index_select`,
+  `narrow`, `flip` over any dims), `permute` / `transpose` (blocks of the output's first dim), and
+  `cat` of several .npy files (`src` a list of paths).
+
+`NotStreamable` means "run it in memory instead" (take_along_dim that broadcasts, a Fortran-order
+file, and with strict=True a float reduction whose blocked order would not be the in-memory one):
+the op commands (services/run_op.py) catch it and fall back.
 
 Each block is computed by core's own op (core.sum, core.gather, ...) on a slice of the input that
 keeps the op's dim whole, so results, dtypes and errors are the in-memory op's, bit for bit:
@@ -18,9 +24,10 @@ thread-dependent float32 sum).
 
 Memory: a block (`block_bytes`, default 64 MiB) of input and of output; input pages already read
 are dropped from the process (madvise DONTNEED: they stay in the page cache), and the output is
-written sequentially, so peak RSS does not grow with the file.
+written sequentially, so peak RSS does not grow with the file (except permute/transpose across
+dims: every block reads every page, which stay mapped; see _permute_plan).
 
-Progress: `progress(done, total)` is called after each block (units: blocks). tensorcli.render
+Progress: `progress(done, total)` is called after each block (units: blocks). render/progress.py
 owns the bar (Rich, on stderr, shown only when stderr is a terminal, not --quiet, and the work
 has lasted over a second); this module never prints.
 """
@@ -39,18 +46,23 @@ from ..io import npyfile
 
 BLOCK_BYTES = 64 * 1024 * 1024
 REDUCTIONS = ("sum", "mean", "amax")
-MOVEMENTS = ("gather", "index_select", "narrow", "flip")
+MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose", "cat")
 OPS = REDUCTIONS + MOVEMENTS
+
+
+class NotStreamable(CliError):
+    """The op streams, but not these arguments with the in-memory op's exact result: load instead."""
 
 
 def _t(a):
     return core.from_numpy(np.ascontiguousarray(a))
 
 
-def _wrap(dim, ndim, arg="--dim"):
+def _wrap(dim, ndim):
+    """dim in [0, ndim); core's IndexError otherwise (the op commands name the op, as in memory)."""
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise CliError(arg, f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
 
 
@@ -98,39 +110,81 @@ def _gather_checks(x, d, idx):
                                f"larger than self {list(x.shape)} apart from dimension {d}")
 
 
-def _move_plan(x, op, dim, args):
-    d = _wrap(dim, x.ndim)
-    row = x[0].nbytes if x.ndim else x.nbytes
-    if op == "narrow":
-        start, length = int(args["start"]), int(args["length"])
-        stub = core.from_numpy(np.broadcast_to(np.zeros((), x.dtype), x.shape))   # shape only, no data
-        shape = tuple(core.narrow(stub, d, start, length).shape)                   # core's checks and errors
-        if d == 0:
-            s0 = start % x.shape[0] if start < 0 else start
-            return _Plan(shape, x.dtype, shape[0], row,
-                         lambda r0, r1: (x[s0 + r0:s0 + r1], ((s0 + r0) * row, (s0 + r1) * row)))
+def _probe(x):
+    """The first element of every dim of `x` as a tensor: runs core's argument checks cheaply."""
+    return _t(x[(slice(0, 1),) * x.ndim])
+
+
+def _narrow_plan(x, d, row, args):
+    start, length = int(args["start"]), int(args["length"])
+    stub = core.from_numpy(np.broadcast_to(np.zeros((), x.dtype), x.shape))   # shape only, no data
+    shape = tuple(core.narrow(stub, d, start, length).shape)                   # core's checks and errors
+    if d == 0:
+        s0 = start % x.shape[0] if start < 0 else start
         return _Plan(shape, x.dtype, shape[0], row,
-                     lambda r0, r1: (core.narrow(_t(x[r0:r1]), d, start, length)._data, (r0 * row, r1 * row)))
-    if op == "flip":
-        n = x.shape[0]
-        if d == 0:
-            return _Plan(x.shape, x.dtype, n, row,
-                         lambda r0, r1: (x[n - r1:n - r0][::-1], ((n - r1) * row, (n - r0) * row)))
-        return _Plan(x.shape, x.dtype, n, row,
-                     lambda r0, r1: (core.flip(_t(x[r0:r1]), d)._data, (r0 * row, r1 * row)))
-    index = args["index"]
+                     lambda r0, r1: (x[s0 + r0:s0 + r1], ((s0 + r0) * row, (s0 + r1) * row)))
+    return _Plan(shape, x.dtype, shape[0], row,
+                 lambda r0, r1: (core.narrow(_t(x[r0:r1]), d, start, length)._data, (r0 * row, r1 * row)))
+
+
+def _flip_plan(x, dims, row):
+    """flip over `dims`: rows in reverse order when dim 0 is flipped, core.flip on each block for
+    the other dims."""
+    core.flip(_probe(x), dims)                                   # core's errors (range, duplicates)
+    rest = tuple(sorted({k % x.ndim for k in dims} - {0}))
+    n = x.shape[0]
+    if any(k % x.ndim == 0 for k in dims):
+        def block(r0, r1):
+            b = x[n - r1:n - r0][::-1]
+            return (core.flip(_t(b), rest)._data if rest else b), ((n - r1) * row, (n - r0) * row)
+        return _Plan(x.shape, x.dtype, n, row, block)
+    return _Plan(x.shape, x.dtype, n, row,
+                 lambda r0, r1: (core.flip(_t(x[r0:r1]), rest)._data, (r0 * row, r1 * row)))
+
+
+def _permute_plan(x, perm, row):
+    """permute: blocks of the output's first dim, which is the input's dim perm[0]. When that is
+    not dim 0 each block reads a strided slab of the whole file, so every block touches every page:
+    those pages stay mapped (clean page cache, up to the file's size in RSS: within the 1.1x output
+    + 256 MB target, and the kernel reclaims them under pressure); dropping them after each block
+    kept no less at the peak and took twice as long (1 GiB 2-D transpose: 18.8 s vs 9.8 s)."""
+    core.permute(_probe(x), perm)                             # core's errors (length, range, repeats)
+    perm = tuple(k % x.ndim for k in perm)
+    shape = tuple(x.shape[k] for k in perm)
+    p0 = perm[0]
+
+    def block(r0, r1):
+        sl = [slice(None)] * x.ndim
+        sl[p0] = slice(r0, r1)
+        vals = core.permute(_t(x[tuple(sl)]), perm)._data
+        return vals, ((r0 * row, r1 * row) if p0 == 0 else None)
+    return _Plan(shape, x.dtype, shape[0], x.nbytes // max(shape[0], 1), block)
+
+
+def _index_plan(x, op, d, row, args):
+    """gather / take_along_dim (an index of the output's shape) and index_select (a vector)."""
+    index = args["indices" if op == "take_along_dim" else "index"]
     idx = index._data if hasattr(index, "_data") else np.asarray(index)
-    fn = getattr(core, op)
     full = core.from_numpy(x)            # a memory map: core's gather/index_select read only what they index
-    if op == "gather":
-        _gather_checks(x, d, idx)
+    if op in ("gather", "take_along_dim"):
+        if op == "gather":
+            _gather_checks(x, d, idx)
+            fn = core.gather
+        else:
+            core.take_along_dim(_probe(x), _t(idx[(slice(0, 1),) * idx.ndim]), d)   # core's errors
+            if idx.ndim != x.ndim or any(idx.shape[k] != x.shape[k] for k in range(x.ndim) if k != d):
+                raise NotStreamable("--indices", "take_along_dim streams only indices of the input's shape")
+
+            def fn(t, dd, i):
+                return core.take_along_dim(t, i, dd)
         shape = idx.shape
         if d == 0:
             return _Plan(shape, x.dtype, shape[0], None,
                          lambda r0, r1: (fn(full, 0, _t(idx[r0:r1]))._data, None))
         return _Plan(shape, x.dtype, shape[0], row,
                      lambda r0, r1: (fn(_t(x[r0:r1]), d, _t(idx[r0:r1]))._data, (r0 * row, r1 * row)))
-    fn(_t(x[(slice(0, 1),) * x.ndim]), d, _t(idx[:0] if idx.ndim else idx))   # index checks: core's errors
+    fn = core.index_select
+    fn(_probe(x), d, _t(idx[:0] if idx.ndim else idx))   # index checks: core's errors
     shape = list(x.shape)
     shape[d] = idx.size
     vec = idx.reshape(-1)
@@ -141,7 +195,25 @@ def _move_plan(x, op, dim, args):
                  lambda r0, r1: (fn(_t(x[r0:r1]), d, index)._data, (r0 * row, r1 * row)))
 
 
-def _reduce0(x, op, progress, block_bytes):
+def _move_plan(x, op, dim, args):
+    row = x[0].nbytes if x.ndim else x.nbytes
+    if op == "permute":
+        return _permute_plan(x, tuple(args["dims"]), row)
+    if op == "transpose":
+        a, b = int(args["dim0"]), int(args["dim1"])
+        core.transpose(_probe(x), a, b)                       # core's errors
+        perm, a, b = list(range(x.ndim)), a % x.ndim, b % x.ndim
+        perm[a], perm[b] = perm[b], perm[a]
+        return _permute_plan(x, tuple(perm), row)
+    if op == "flip":
+        return _flip_plan(x, tuple(args.get("dims", (dim,))), row)
+    d = _wrap(dim, x.ndim)
+    if op == "narrow":
+        return _narrow_plan(x, d, row, args)
+    return _index_plan(x, op, d, row, args)
+
+
+def _reduce0(x, op, progress, block_bytes, strict=False):
     """sum/mean/amax over dim 0, accumulating blocks of rows (the result stays in memory: it is at
     most the input over its first dim). NumPy (so core) adds the rows of a C-order array one after
     the other for each output element; carrying the accumulator in front of each block keeps that
@@ -158,6 +230,8 @@ def _reduce0(x, op, progress, block_bytes):
     steps = -(-n // rows)
     if steps == 1:
         return fn(_t(x), 0)._data           # fits in one block: the in-memory op itself
+    if strict and vector and dt.kind == "f" and op != "amax":
+        raise NotStreamable(arg_of(op), "a float vector's blocked sum is not NumPy's pairwise sum")
     acc = None
     for k, r0 in enumerate(range(0, n, rows)):
         b = x[r0:r0 + rows]
@@ -178,6 +252,10 @@ def _reduce0(x, op, progress, block_bytes):
     if op == "mean":   # np.mean: the sum divided by the count in the result dtype
         acc = np.true_divide(acc, np.intp(n), out=np.array(acc, dtype=dt), casting="unsafe")
     return np.asarray(acc, dtype=dt)
+
+
+def arg_of(op):
+    return op.replace("_", "-")
 
 
 def _rows_per_block(plan, block_bytes):
@@ -205,28 +283,62 @@ def _write(plan, chunks, f):
         io.write_all(f, memoryview(c.reshape(-1)).cast("B"))
 
 
+def _cat_plan(srcs, dim, arg):
+    """cat of memory-mapped files: each block is core.cat of the inputs' slices (core promotes the
+    dtypes); along dim 0 a block of output rows takes rows from the one or two inputs it spans."""
+    xs = [io.open_npy(p, arg=f"{arg}[{k}]", check=False) for k, p in enumerate(srcs)]
+    if any(x.ndim == 0 or not x.flags.c_contiguous for x in xs) or len({x.ndim for x in xs}) != 1:
+        raise NotStreamable(arg, "cat streams C-order inputs of one rank")   # 0-d / legacy empty: in memory
+    shape = tuple(core.cat([core.from_numpy(np.broadcast_to(np.zeros((), x.dtype), x.shape)) for x in xs],
+                           dim).shape)                                       # core's checks, no data read
+    dtype = core.cat([_t(np.zeros(1, x.dtype)) for x in xs])._data.dtype   # core's type promotion
+    d = _wrap(dim, xs[0].ndim)
+    rows = [x[0].nbytes for x in xs]
+    if d != 0:
+        def block(r0, r1):
+            vals = core.cat([_t(x[r0:r1]) for x in xs], d)._data
+            for x, row in zip(xs, rows):
+                npyfile.release(x, r0 * row, r1 * row)
+            return vals, None
+        return xs[0], _Plan(shape, dtype, shape[0], sum(rows), block)
+    starts = np.cumsum([0] + [x.shape[0] for x in xs])
+
+    def block0(r0, r1):
+        parts = []
+        for x, row, s0 in zip(xs, rows, starts):
+            a, b = max(r0 - s0, 0), min(r1 - s0, x.shape[0])
+            if a < b:
+                parts.append(_t(x[a:b]))
+                npyfile.release(x, a * row, b * row)
+        return core.cat(parts, 0)._data.astype(dtype, copy=False), None
+    return xs[0], _Plan(shape, dtype, shape[0], max(rows), block0)
+
+
 def plan(src, op, *, dim=0, keepdim=False, arg="INPUT", **args):
     """(memory-mapped input, _Plan or None for a long 1-d reduction); CliError/RuntimeError as core."""
     if op not in OPS:
         raise CliError(arg, f"{op} does not stream (streaming ops: {', '.join(OPS)})")
+    if op == "cat":
+        return _cat_plan(list(src), dim, arg)
     x = io.open_npy(src, arg=arg, check=False)
     if x.ndim == 0:
         raise CliError(arg, f"{src} holds a 0-d tensor: nothing to stream")
     if not x.flags.c_contiguous:
-        raise CliError(arg, f"{src}: a Fortran-order .npy does not stream; save it in C order")
+        raise NotStreamable(arg, f"{src}: a Fortran-order .npy does not stream; save it in C order")
     if op in REDUCTIONS:
         return x, _reduce_plan(x, op, dim, keepdim)
     return x, _move_plan(x, op, dim, args)
 
 
 def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, progress=None, arg="INPUT",
-        **args):
+        strict=False, **args):
     """Stream `op` over the .npy file `src` (see the module docstring). Returns the result as an
-    ndarray when `out` is None, else the path written ("-": stdout)."""
+    ndarray when `out` is None, else the path written ("-": stdout). strict=True: NotStreamable
+    where the result could differ from the in-memory op's in the last bits (a float vector's sum)."""
     x, p = plan(src, op, dim=dim, keepdim=keepdim, arg=arg, **args)
     if p is None:
         d = _wrap(dim, x.ndim)
-        res = _reduce0(x, op, progress, block_bytes)
+        res = _reduce0(x, op, progress, block_bytes, strict)
         res = res.reshape(_out_shape(x.shape, d, keepdim))
         if out is None:
             return res
@@ -251,15 +363,3 @@ def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, pro
     except OSError as e:
         raise CliError("--out", f"cannot write {out}: {e.strerror or e}") from None
     return out
-
-
-def streamable(op, input_spec, out, *, min_bytes=None) -> bool:
-    """Whether an op command should stream rather than load: the op streams, INPUT is a .npy path
-    of at least `min_bytes` (default npyfile.MMAP_MIN_BYTES) and the result goes to `-o FILE.npy`
-    or `-o -` (the caller also checks that --json/--explain are off). The hook for run_op."""
-    if op not in OPS or out is None or not (out == "-" or str(out).lower().endswith(".npy")):
-        return False
-    spec = str(input_spec)
-    if not spec.lower().endswith(".npy") or not os.path.isfile(spec):
-        return False
-    return os.path.getsize(spec) >= (npyfile.MMAP_MIN_BYTES if min_bytes is None else min_bytes)

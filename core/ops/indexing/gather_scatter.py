@@ -183,7 +183,8 @@ _REDUCE_WARNING = ("The reduce argument of torch.scatter with Tensor src is depr
 
 
 @register(category="indexing", methods=("scatter",), kind="scatter", rule=_scatter_rule, cli=True,
-          cli_example="tensorcli scatter '[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain")
+          cli_example="tensorcli scatter '[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
+          cli_choices={"reduce": tuple(_REDUCE_OLD)})
 def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     """Write src (tensor) or value (number) into a copy of input at index along dim.
 

@@ -64,7 +64,7 @@ class ScatterReduceBackward0(Op):
 
 @register(category="indexing", methods=("scatter_reduce",), kind="scatter", rule=_scatter_reduce_rule, cli=True,
           cli_example="tensorcli scatter-reduce '[0,0,0]' --dim 0 --index '[2,2,0]' --src '[5,7,1]' "
-                      "--reduce amax --explain")
+                      "--reduce amax --explain", cli_choices={"reduce": _REDUCE_NEW})
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """Reduce src into a copy of input at index along dim (sum, prod, mean, amax or amin).
 
