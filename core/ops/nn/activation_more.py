@@ -45,8 +45,8 @@ class HardswishBackward0(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         d, dt = x._data, x._data.dtype
-        mid = _mask((d >= -3) & (d <= 3), dt)
-        return g * (mid * (x / 3 + 0.5) + _mask(d > 3, dt))
+        mid = _mask((d > -3) & (d < 3), dt)
+        return g * (mid * (x / 3 + 0.5) + _mask(d >= 3, dt))
 
 
 @register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardswish {_X}")
@@ -68,7 +68,8 @@ class HardsigmoidBackward0(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         d = x._data
-        return g * _mask((d > -3) & (d < 3), d.dtype) * (1 / 6)
+        # ATen's one_sixth is the float literal 1.0f / 6.0f, widened (also for double inputs)
+        return g * _mask((d > -3) & (d < 3), d.dtype) * float(np.float32(1.0) / np.float32(6.0))
 
 
 @register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardsigmoid {_X}")
@@ -109,16 +110,24 @@ class EluBackward0(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         alpha, scale, input_scale = ctx.coef
-        neg = _mask(x._data <= 0, x._data.dtype)
-        return g * (neg * ((x.clamp_max(0) * input_scale).exp() * (input_scale * alpha * scale))
-                    + (1 - neg) * scale)
+        d, dt = x._data, x._data.dtype
+        coef = input_scale * alpha * scale
+        # x <= 0 takes the exponential branch; its own derivative is zero at x == 0 (as torch's double backward)
+        neg, zero = _mask(d < 0, dt), _mask(d == 0, dt)
+        return g * (neg * ((x.clamp_max(0) * input_scale).exp() * coef) + zero * coef + _mask(d > 0, dt) * scale)
 
 
 class CeluBackward0(EluBackward0):
-    pass
+    """celu's backward takes input_scale as 1.0 / alpha.toFloat() (derivatives.yaml): alpha rounded to float."""
+
+    @staticmethod
+    def backward(ctx, g):
+        alpha, scale, _ = ctx.coef
+        ctx.coef = (alpha, scale, 1.0 / float(np.float32(alpha)))
+        return EluBackward0.backward(ctx, g)
 
 
-class CeluBackward1(EluBackward0):
+class CeluBackward1(CeluBackward0):
     """celu_ (in place) node."""
 
 
@@ -331,8 +340,10 @@ class HardshrinkBackward0(_ShrinkBase):
 def softshrink(input, lambd=0.5):
     """x - lambd if x > lambd, x + lambd if x < -lambd, else 0 (SoftshrinkBackward0)."""
     _float_only(input, "softshrink_check")
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {_num(lambd)}.")
+    top = float(np.finfo(input._data.dtype).max)
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_short(input.dtype)}, but found "
+                           f"{lambd:g}")
     return SoftshrinkBackward0.apply(input, lambd)
 
 
@@ -341,7 +352,3 @@ def hardshrink(input, lambd=0.5):
     """x if |x| > lambd else 0 (HardshrinkBackward0)."""
     _float_only(input, "hardshrink_cpu")
     return HardshrinkBackward0.apply(input, lambd)
-
-
-def _num(v):
-    return f"{v:g}" if isinstance(v, float) else str(v)

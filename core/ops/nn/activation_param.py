@@ -27,9 +27,11 @@ class PreluKernelBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
-        pos = _make((x._data > 0).astype(x._data.dtype))
-        neg = 1 - pos
-        return g * (pos + neg * w), g * neg * x
+        d, dt = x._data, x._data.dtype
+        pos = _make((d > 0).astype(dt))
+        # at x == 0 the slope applies but neither gradient depends on x or w there (torch's double backward)
+        neg, zero = _make((d < 0).astype(dt)), _make((d == 0).astype(dt))
+        return g * (pos + neg * w + zero * w.detach()), g * neg * x
 
 
 @register(category="nn", methods=("prelu",), cli=True,
@@ -67,9 +69,13 @@ class RreluWithNoiseBackward0(Op):
     def forward(ctx, input, lower, upper, training, generator):
         x = input._data
         neg = x <= 0
-        if training and upper - lower > 1e-6:
+        if training:   # draws even when lower == upper (torch's stream advances)
             flat = neg.ravel()
-            u = K.uniform(gen_or_default(generator), int(flat.sum()), _dt.float64, lower, upper)
+            # at::uniform_real_distribution<double>(lower, upper), the bounds first rounded to the op's math type
+            # (float for float32): 53 random bits * 2**-53 * (upper - lower) + lower, unfused
+            lo, hi = (float(x.dtype.type(lower)), float(x.dtype.type(upper))) if x.dtype != np.float16 else \
+                (float(np.float32(lower)), float(np.float32(upper)))
+            u = K.unit(gen_or_default(generator), int(flat.sum()), _dt.float64) * (hi - lo) + lo
             noise = np.ones(x.size, dtype=x.dtype)
             noise[flat] = u.astype(x.dtype)
             noise = noise.reshape(x.shape)
