@@ -6,11 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.function import Op
+from ...autograd.grad_mode import STATE
 from ..pointwise import _broadcast_error
 from ..registry import register
 from ._util import _make, _reduce_np, _reduction, _shape, _short
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
+
+
+def _not_differentiable(fn, name, t):
+    """ATen's check for an argument derivatives.yaml marks non-differentiable."""
+    if t is not None and t._requires_grad and STATE.grad_enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. This input "
+                           "cannot have requires_grad True.")
 
 
 def _float_only(input, kernel):
@@ -38,8 +46,7 @@ class SoftMarginLossBackward0(Op):
         x, t = ctx.saved_tensors
         norm = 1.0 / ctx.numel if ctx.reduction == "mean" else 1.0
         z = (-(t * x)).exp()
-        common = (z / (1 + z)) * g * (-norm)
-        return common * t, common * x
+        return (z / (1 + z)) * g * (-norm) * t, None
 
 
 @register(category="nn", function=False, cli=True, cli_params=_LEGACY,
@@ -51,6 +58,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         np.broadcast_shapes(input._data.shape, target._data.shape)
     except ValueError:
         raise _broadcast_error(input._data, target._data) from None
+    _not_differentiable("soft_margin_loss", "target", target)
     return SoftMarginLossBackward0.apply(input, target, reduction)
 
 
@@ -118,7 +126,9 @@ def _multi_margin_checks(input, target, weight):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {_shape(shp)}")
     nframe, dim = (1, 1 if nd == 0 else shp[0]) if nd <= 1 else shp[:2]
     if not (target._data.ndim <= 1 and target._data.size == nframe):
-        raise RuntimeError(f"inconsistent target size, expected {nframe} but got {_shape(target._data.shape)}")
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got "
+                           f"{_shape(target._data.shape)}. Input has shape {_shape(shp)}.")
     if weight is not None and not (weight._data.ndim <= 1 and weight._data.size == dim):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_shape(weight._data.shape)}")
 
@@ -134,6 +144,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("weight must be one-dimensional")
     _multi_margin_checks(input, target, weight)
     _float_only(input, "multi_margin_loss_cpu_kernel")
+    _not_differentiable("multi_margin_loss", "weight", weight)
     return MultiMarginLossBackward0.apply(input, target, p, margin, weight, reduction)
 
 
