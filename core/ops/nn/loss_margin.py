@@ -123,7 +123,8 @@ def _multi_margin_checks(input, target, weight):
     nd = input._data.ndim
     shp = input._data.shape
     if not ((nd == 2 and shp[1] != 0) or (nd == 1 and shp[0] != 0) or nd == 0):
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {_shape(shp)}")
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{_shape(shp)}")
     nframe, dim = (1, 1 if nd == 0 else shp[0]) if nd <= 1 else shp[:2]
     if not (target._data.ndim <= 1 and target._data.size == nframe):
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
@@ -205,7 +206,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     reduction = _reduction(reduction, size_average, reduce)
     nd, shp, ts = input._data.ndim, input._data.shape, target._data.shape
     if not ((nd == 2 and shp[1] != 0) or (nd == 1 and shp[0] != 0) or nd == 0):
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {_shape(shp)}")
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{_shape(shp)}")
     if nd <= 1:
         dim = 1 if nd == 0 else shp[0]
         ok = len(ts) <= 1 and target._data.size == dim

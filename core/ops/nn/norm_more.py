@@ -11,8 +11,9 @@ from ._util import _shape
 
 
 def _normalized(normalized_shape):
+    """torch.rms_norm's int[] argument: a plain int is a TypeError, as torch's argument parser's."""
     if isinstance(normalized_shape, (int, np.integer)):
-        return (int(normalized_shape),)
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
     return tuple(int(v) for v in normalized_shape)
 
 
@@ -25,7 +26,7 @@ def _check_rms(input, ns, weight):
                            f"{_shape(weight.shape)} and normalized_shape = {_shape(ns)}")
     shp = input._data.shape
     if len(shp) < len(ns) or tuple(shp[len(shp) - len(ns):]) != ns:
-        raise RuntimeError(f"Given normalized_shape={_shape(ns)}, expected input with shape [*, "
+        raise RuntimeError(f"Given normalized_shape={_shape(ns)}, expected input with shape [*"
                            f"{', '.join(map(str, ns))}], but got input of size{_shape(shp)}")
 
 
@@ -37,7 +38,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns = _normalized(normalized_shape)
     _check_rms(input, ns, weight)
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"\"rms_norm\" not implemented for '{_dt.scalar_name(input.dtype)}'")
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     up = input.float() if input.dtype == _dt.float16 else input
     if eps is None:
         eps = float(np.finfo(up._data.dtype).eps)

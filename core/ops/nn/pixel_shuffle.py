@@ -109,8 +109,8 @@ def channel_shuffle(input, groups):
     (ChannelShuffleBackward0)."""
     nd = input._data.ndim
     if nd <= 2:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with {nd} "
-                           "dimension(s)")
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input._data.shape)}")
     g = int(groups)
     if g <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
