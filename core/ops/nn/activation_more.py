@@ -7,6 +7,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
+from ..pointwise import where
 from ..registry import export, register
 from ..shape import cat
 from ._util import _make, _short, _torch_name
@@ -45,8 +46,8 @@ class HardswishBackward0(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         d, dt = x._data, x._data.dtype
-        mid = _mask((d > -3) & (d < 3), dt)
-        return g * (mid * (x / 3 + 0.5) + _mask(d >= 3, dt))
+        # NaN takes the last branch (grad), as ATen's `x <= -3 ? 0 : x < 3 ? ... : grad`
+        return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _mask(~(d < 3) & ~(d <= -3), dt))
 
 
 @register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardswish {_X}")
@@ -113,8 +114,9 @@ class EluBackward0(Op):
         d, dt = x._data, x._data.dtype
         coef = input_scale * alpha * scale
         # x <= 0 takes the exponential branch; its own derivative is zero at x == 0 (as torch's double backward)
-        neg, zero = _mask(d < 0, dt), _mask(d == 0, dt)
-        return g * (neg * ((x.clamp_max(0) * input_scale).exp() * coef) + zero * coef + _mask(d > 0, dt) * scale)
+        # NaN takes the positive branch, as ATen's `x <= 0 ? ... : grad * scale`
+        rest = _make(np.where(d == 0, coef, np.where(d <= 0, 0.0, scale)).astype(dt))
+        return g * where(_mask(d < 0, np.bool_), (x.clamp_max(0) * input_scale).exp() * coef, rest)
 
 
 class CeluBackward0(EluBackward0):
@@ -307,13 +309,28 @@ def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, True)
 
 
+def _scalar_tail(d):
+    """The elements ATen's vectorised CPU loop leaves to its scalar op: the last n % (2 vectors of 256 bits)
+    of a contiguous run (its NaN handling differs from the vector lanes')."""
+    tail = np.zeros(d.size, bool)
+    n = d.size % (64 // d.dtype.itemsize)
+    if n:
+        tail[d.size - n:] = True
+    return tail.reshape(d.shape)
+
+
 class _ShrinkBase(Op):
     @staticmethod
     def backward(ctx, g):
+        """grad where x < -lambd or x > lambd; NaN gets 0 in the vector lanes, grad in the scalar tail (ATen)."""
         (x,) = ctx.saved_tensors
         d = x._data
         lam = ctx.lambd
-        return g * _mask(~((d >= -lam) & (d <= lam)), g._data.dtype)
+        keep = (d < -lam) | (d > lam)
+        nan = np.isnan(d)
+        if nan.any():
+            keep |= nan & _scalar_tail(d)
+        return g * _mask(keep, g._data.dtype)
 
 
 class SoftshrinkBackward0(_ShrinkBase):
@@ -323,7 +340,10 @@ class SoftshrinkBackward0(_ShrinkBase):
         ctx.lambd = lambd
         x = input._data
         lam = x.dtype.type(lambd)
-        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x.dtype.type(0))).astype(x.dtype, copy=False)
+        # the middle branch is x * 0 (NaN stays NaN), as ATen's kernel
+        with np.errstate(invalid="ignore"):
+            mid = x * x.dtype.type(0)
+            return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, mid)).astype(x.dtype, copy=False)
 
 
 class HardshrinkBackward0(_ShrinkBase):

@@ -8,6 +8,7 @@ from ...autograd.function import Op
 from ...random import gen_or_default
 from .. import random_kernels as K
 from ... import dtypes as _dt
+from ..pointwise import where
 from ..registry import export, register
 from ._util import _make, _short, _torch_name
 from .activation import _inplace_apply
@@ -29,9 +30,10 @@ class PreluKernelBackward0(Op):
         x, w = ctx.saved_tensors
         d, dt = x._data, x._data.dtype
         pos = _make((d > 0).astype(dt))
-        # at x == 0 the slope applies but neither gradient depends on x or w there (torch's double backward)
-        neg, zero = _make((d < 0).astype(dt)), _make((d == 0).astype(dt))
-        return g * (pos + neg * w + zero * w.detach()), g * neg * x
+        # x <= 0 (and NaN) takes the slope; at x == 0 neither gradient depends on x or w (torch's double backward)
+        neg = _make(d < 0)
+        gx = g * where(neg, w, pos + (1 - pos) * w.detach())
+        return gx, g * where(neg, x, x.detach() * (1 - pos))
 
 
 @register(category="nn", methods=("prelu",), cli=True,

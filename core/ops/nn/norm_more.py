@@ -72,6 +72,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     total = padded.narrow(1, 0, c)
     for s in range(1, size):
         total = total + padded.narrow(1, s, c)
-    div = (total / size).reshape(sizes)
+    # avg_pool's mean: integer inputs divide as integers (torch pools the int64 squares)
+    mean = total.div(size, rounding_mode="trunc") if not input.is_floating_point() else total / size
+    div = mean.reshape(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
