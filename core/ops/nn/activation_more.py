@@ -32,6 +32,20 @@ def _run(op, input, inplace, *args):
     return _inplace_apply(input, op, *args) if inplace else op.apply(input, *args)
 
 
+def _vector_nan(d, unroll_bytes):
+    """NaN elements in the vector lanes of ATen's CPU loop (chunks of two vectors: 64 bytes for AVX2 kernels,
+    128 for those also built for AVX512); the last n % chunk elements go through the scalar op, whose NaN
+    handling can differ."""
+    nan = np.isnan(d)
+    if not nan.any():
+        return nan
+    lanes = np.ones(d.size, bool)
+    n = d.size % (unroll_bytes // d.dtype.itemsize)
+    if n:
+        lanes[d.size - n:] = False
+    return nan & lanes.reshape(d.shape)
+
+
 # -- hardswish, hardsigmoid, relu6 ------------------------------------------------------------------
 
 class HardswishBackward0(Op):
@@ -46,8 +60,9 @@ class HardswishBackward0(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         d, dt = x._data, x._data.dtype
-        # NaN takes the last branch (grad), as ATen's `x <= -3 ? 0 : x < 3 ? ... : grad`
-        return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _mask(~(d < 3) & ~(d <= -3), dt))
+        # NaN takes the last branch (grad) in the scalar op, `x <= -3 ? 0 : x < 3 ? ... : grad`; NaN in the vector lanes
+        rest = np.where(_vector_nan(d, 128), np.nan, ~(d < 3) & ~(d <= -3)).astype(dt)
+        return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _make(rest))
 
 
 @register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardswish {_X}")
@@ -114,8 +129,9 @@ class EluBackward0(Op):
         d, dt = x._data, x._data.dtype
         coef = input_scale * alpha * scale
         # x <= 0 takes the exponential branch; its own derivative is zero at x == 0 (as torch's double backward)
-        # NaN takes the positive branch, as ATen's `x <= 0 ? ... : grad * scale`
-        rest = _make(np.where(d == 0, coef, np.where(d <= 0, 0.0, scale)).astype(dt))
+        # NaN takes the positive branch in the scalar op, `x <= 0 ? ... : grad * scale`; NaN in the vector lanes
+        rest = np.where(d == 0, coef, np.where(d <= 0, 0.0, scale))
+        rest = _make(np.where(_vector_nan(d, 128), np.nan, rest).astype(dt))
         return g * where(_mask(d < 0, np.bool_), (x.clamp_max(0) * input_scale).exp() * coef, rest)
 
 
@@ -309,16 +325,6 @@ def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, True)
 
 
-def _scalar_tail(d):
-    """The elements ATen's vectorised CPU loop leaves to its scalar op: the last n % (2 vectors of 256 bits)
-    of a contiguous run (its NaN handling differs from the vector lanes')."""
-    tail = np.zeros(d.size, bool)
-    n = d.size % (64 // d.dtype.itemsize)
-    if n:
-        tail[d.size - n:] = True
-    return tail.reshape(d.shape)
-
-
 class _ShrinkBase(Op):
     @staticmethod
     def backward(ctx, g):
@@ -326,10 +332,7 @@ class _ShrinkBase(Op):
         (x,) = ctx.saved_tensors
         d = x._data
         lam = ctx.lambd
-        keep = (d < -lam) | (d > lam)
-        nan = np.isnan(d)
-        if nan.any():
-            keep |= nan & _scalar_tail(d)
+        keep = (d < -lam) | (d > lam) | (np.isnan(d) & ~_vector_nan(d, 64))
         return g * _mask(keep, g._data.dtype)
 
 
