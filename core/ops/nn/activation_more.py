@@ -54,7 +54,8 @@ class HardswishBackward0(Op):
         ctx.save_for_backward(input)
         x = input._data
         t = x.dtype.type
-        return (x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)).astype(x.dtype, copy=False)
+        with np.errstate(invalid="ignore"):   # -inf * 0 is NaN, as torch's (silently)
+            return (x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -236,7 +237,7 @@ class MishBackward0(Op):
     def forward(ctx, input):
         ctx.save_for_backward(input)
         x = input._data
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             return (x * np.tanh(np.log1p(np.exp(x)))).astype(x.dtype, copy=False)
 
     @staticmethod
