@@ -22,6 +22,20 @@ from ..ops.nn.norm import batch_norm, group_norm, instance_norm, layer_norm
 from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices
 from ..ops.nn.softmax import log_softmax, softmax
+# activations, losses and small layers of issue #14
+from ..ops.nn.activation_more import (celu, glu, hardshrink, hardsigmoid, hardswish, mish, relu6, selu, softmin,
+                                      softshrink, softsign, tanhshrink, threshold, threshold_)
+from ..ops.nn.activation_more import torch_celu_ as celu_, torch_selu_ as selu_
+from ..ops.nn.activation_param import prelu, rrelu, rrelu_
+from ..ops.nn.bilinear import bilinear
+from ..ops.nn.dropout_alpha import alpha_dropout, dropout3d, feature_alpha_dropout
+from ..ops.nn.loss_composite import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,
+                                     margin_ranking_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+                                     triplet_margin_loss, triplet_margin_with_distance_loss)
+from ..ops.nn.loss_margin import multi_margin_loss, multilabel_margin_loss, soft_margin_loss
+from ..ops.nn.norm_more import local_response_norm, rms_norm
+from ..ops.nn.pdist import pdist
+from ..ops.nn.pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "softmax", "log_softmax",
            "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "dropout", "unfold",
@@ -31,4 +45,12 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "conv_transpose2d",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag",
-           "scaled_dot_product_attention", "multi_head_attention_forward"]
+           "scaled_dot_product_attention", "multi_head_attention_forward",
+           # issue #14: activations, losses, small layers
+           "hardswish", "hardsigmoid", "relu6", "selu", "celu", "glu", "prelu", "rrelu", "rrelu_", "mish",
+           "softsign", "tanhshrink", "threshold", "threshold_", "softshrink", "hardshrink", "softmin",
+           "soft_margin_loss", "margin_ranking_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "poisson_nll_loss", "pdist",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "bilinear", "rms_norm", "local_response_norm",
+           "alpha_dropout", "feature_alpha_dropout", "dropout3d", "selu_", "celu_"]

@@ -23,6 +23,18 @@ from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, Av
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+# issue #14: activation, loss and small layers
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Mish, PReLU, ReLU6, RReLU, Softmin,
+                         Softshrink, Softsign, Tanhshrink, Threshold)
+from .bilinear import Bilinear
+from .channelshuffle import ChannelShuffle
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout_more import AlphaDropout, Dropout3d, FeatureAlphaDropout
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
+                   MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
+from .normalization_more import LocalResponseNorm, RMSNorm
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity",
            "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Flatten",
@@ -32,4 +44,12 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LogSigmoid", "Conv1d", "ConvTranspose2d", "Dropout2d", "InstanceNorm2d", "LazyLinear", "LazyModuleMixin",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "EmbeddingBag", "MultiheadAttention",
-           "TransformerEncoderLayer", "TransformerEncoder"]
+           "TransformerEncoderLayer", "TransformerEncoder",
+           # issue #14
+           "Hardswish", "Hardsigmoid", "ReLU6", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Mish", "Softsign",
+           "Tanhshrink", "Threshold", "Softshrink", "Hardshrink", "Softmin", "SoftMarginLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "MultiLabelSoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "GaussianNLLLoss",
+           "PoissonNLLLoss", "PairwiseDistance", "CosineSimilarity", "PixelShuffle", "PixelUnshuffle",
+           "ChannelShuffle", "Bilinear", "RMSNorm", "LocalResponseNorm", "AlphaDropout", "FeatureAlphaDropout",
+           "Dropout3d"]

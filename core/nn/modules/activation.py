@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from .. import functional as F
+from .. import init as _init
 from ..module import Module
+from ..parameter import Parameter
+from .utils import _empty
 
 
 class ReLU(Module):
@@ -142,3 +145,188 @@ class LogSigmoid(Module):
 
     def forward(self, input):
         return F.logsigmoid(input)
+
+
+# -- issue #14: the remaining activation layers --------------------------------------------------------
+
+class _InplaceActivation(Module):
+    """An activation whose only option is inplace (repr shows it only when True, as torch's)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardswish(Module):
+    """x * relu6(x + 3) / 6 (torch's repr shows no inplace)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Hardswish):
+    """relu6(x + 3) / 6."""
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Mish(_InplaceActivation):
+    """x * tanh(softplus(x)) (its repr shows inplace=True, unlike Hardswish's)."""
+
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6): Hardtanh(0, 6)."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(_InplaceActivation):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+
+class CELU(Module):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{', inplace=True' if self.inplace else ''}"
+
+
+class GLU(Module):
+    """a * sigmoid(b), a and b the halves of the input along dim."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x if x > 0 else weight * x; weight a Parameter of num_parameters values, all `init` (0.25)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_empty((num_parameters,), dtype, device))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Leaky relu with a random slope in [lower, upper] per element in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{', inplace=True' if self.inplace else ''}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """x if x > threshold else value."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{', inplace=True' if self.inplace else ''}"
+
+
+class Softshrink(Module):
+    """x -+ lambd outside [-lambd, lambd], 0 inside."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """x outside [-lambd, lambd], 0 inside."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Softmin(Module):
+    """softmax(-x) along dim."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

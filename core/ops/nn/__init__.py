@@ -2,3 +2,5 @@
 registers every op; core.nn.functional re-exports the public functions. Never imports core.nn."""
 from . import activation, softmax, linear, dropout, im2col, conv, conv_transpose  # noqa: F401
 from . import pool, adaptive, norm, loss, distance, padding, embedding, attention  # noqa: F401
+from . import activation_more, activation_param, loss_margin, loss_composite  # noqa: F401
+from . import pixel_shuffle, pdist, bilinear, norm_more, dropout_alpha  # noqa: F401
