@@ -78,6 +78,12 @@ REFERENCE = {
     "embedding_bag": lambda T: T.nn.functional.embedding_bag(_t(T, [0, 2, 1, 1]), _t(T, [[0.0, 1], [2, 3], [4, 5]]),
                                                              _t(T, [0, 2])),
 }
+from test_nn_activations_more import CLI_REFERENCE as _ACT  # noqa: E402
+from test_nn_layers_more import CLI_REFERENCE as _LAYERS  # noqa: E402
+from test_nn_losses_more import CLI_REFERENCE as _LOSSES  # noqa: E402
+
+REFERENCE.update({**_ACT, **_LOSSES, **_LAYERS})
+
 # torch.<name> twins not provided yet (core lacks the name; F has the function)
 NO_TORCH_TWIN = {"embedding_bag": "torch.embedding_bag's 4-tuple (offset2bag, bag_size, max_indices) is not reproduced"}
 
