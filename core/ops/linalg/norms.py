@@ -11,7 +11,9 @@ from .decompositions import linalg_svdvals
 from .products import matmul
 
 
-@register("linalg.vector_norm", category="linalg", function=False)
+@register("linalg.vector_norm", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.vector-norm '[3.0,4.0]' --ord 2 --explain",
+          cli_params={'ord': 'number'})
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector ord-norm over dim (all elements by default) (torch.linalg.vector_norm)."""
     if not x.dtype.is_floating_point:
@@ -47,7 +49,9 @@ def _svd_norm(A, d0, d1, keepdim, largest):
     return r
 
 
-@register("linalg.matrix_norm", category="linalg", function=False)
+@register("linalg.matrix_norm", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.matrix-norm '[[1.0,2.0],[3.0,4.0]]' --ord fro --explain",
+          cli_choices={'ord': ('fro', 'nuc')})
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norm over the two dims: 'fro', 'nuc', ±1, ±2, ±inf (torch.linalg.matrix_norm)."""
     if not A.dtype.is_floating_point:
@@ -76,7 +80,8 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     return _max_min(s, d1, keepdim, ord > 0)
 
 
-@register("linalg.norm", category="linalg", function=False)
+@register("linalg.norm", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.norm '[[1.0,2.0],[3.0,4.0]]' --explain", cli_params={'ord': 'number'})
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector or matrix norm depending on dim / A's dims (torch.linalg.norm)."""
     if dim is not None:
@@ -94,7 +99,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype)
 
 
-@register("linalg.vecdot", category="linalg", function=False)
+@register("linalg.vecdot", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.vecdot '[[1.0,2.0],[3.0,4.0]]' --y '[1.0,1.0]' --explain")
 def linalg_vecdot(x, y, *, dim=-1, out=None):
     """sum(x * y, dim) for real tensors, broadcasting (torch.linalg.vecdot)."""
     if x.dtype != y.dtype:
@@ -106,7 +112,8 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
     return (x * y).sum(dim)
 
 
-@register("linalg.diagonal", category="linalg", function=False)
+@register("linalg.diagonal", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.diagonal '[[1,2],[3,4]]' --explain")
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """torch.diagonal with matrix-friendly defaults (dim1=-2, dim2=-1) (torch.linalg.diagonal)."""
     return A.diagonal(offset, dim1, dim2)
@@ -136,7 +143,8 @@ def _chain(ms, split, i, j):
     return matmul(_chain(ms, split, i, k), _chain(ms, split, k + 1, j))
 
 
-@register("linalg.multi_dot", category="linalg", function=False)
+@register("linalg.multi_dot", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.multi-dot '[[1.0,2.0]]' '[[3.0,4.0],[5.0,6.0]]' '[[1.0],[0.0]]' --explain")
 def linalg_multi_dot(tensors, *, out=None):
     """Product of a chain of matrices in the cheapest order; the first/last may be vectors
     (torch.linalg.multi_dot)."""
