@@ -229,17 +229,15 @@ def check_values(rows, result, k=0):
 def check_broadcast(rows, call, result):
     """An elementwise row lists, for each operand, the element broadcasting puts at that position."""
     shape = tuple(values.first_tensor(result).shape)
-    grids = np.indices(shape) if shape else np.zeros((0,), dtype=int)
     for lab, a in values.operands(call, steering=True):
         if np.broadcast_shapes(a.shape, shape) != shape:
             continue
-        lead = len(shape) - a.ndim
-        # the index of a's element at each output position, by broadcasting a's own index grid
-        own = [np.broadcast_to(g.reshape(a.shape), shape) for g in np.indices(a.shape)] if a.ndim else []
+        # the index of a's element at each output position: a's own index grids, broadcast by NumPy
+        own = [np.broadcast_to(g, shape) for g in np.indices(a.shape)] if a.ndim else []
         for r in rows:
             src = [s for s in r["from"] if s["input"] == lab]
             assert len(src) == 1, (lab, r)
-            assert src[0]["index"] == [int(g[tuple(r["out"])]) for g in own], (lab, r, lead, grids.shape)
+            assert src[0]["index"] == [int(g[tuple(r["out"])]) for g in own], (lab, r)
 def check_arg_extreme(obj, call):
     """Rows from the value: the candidates are the reduced line, the value NumPy's arg (first on ties)."""
     x = np.asarray(call.values["input"]._data)
