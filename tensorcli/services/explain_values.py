@@ -7,9 +7,9 @@ found without autograd, so no op is left unexplained.
   derivative where the op has one (0 for floor, sign, ...), absent where it has none (bool results);
 * random samples (bernoulli, poisson: one parameter per element; multinomial: the row of
   probabilities a draw reads): the distribution parameters, no weight;
-* anything else: probing. Each data operand element is changed (bools flipped, numbers moved by ±1
-  past the operand's extremes, to 0) and the op re-run; an output element depends on it when its value changes. Bounded by
-  MAX_PROBE_ELEMENTS (n+1 runs of the op per probe value).
+* anything else: probing. Each data operand element is changed (a bool flipped; a number moved by ±1,
+  past the operand's extremes, to 0) and the op re-run; an output element depends on it when its
+  value changes. Bounded by MAX_PROBE_ELEMENTS (up to 5 runs of the op per element).
 Plain data only: no Typer, no Rich.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ PER_ROW = {"multinomial"}        # each sample reads its row of probabilities
 
 
 def is_elementwise(info) -> bool:
+    """Pointwise, comparison, logical and per-element random ops (not isin / equal / multinomial)."""
     return info.category in ELEMENTWISE_CATEGORIES and info.name not in NOT_ELEMENTWISE
 
 
