@@ -266,7 +266,8 @@ def torch_fn(torch, name):
         return getattr(getattr(torch, space, None), attr, None)
     if OPS[name].category == "nn":
         return getattr(F, name, None) or getattr(torch, name, None)
-    return getattr(torch, name, None) or getattr(F, name, None)
+    # then Tensor methods (view_as, contiguous, repeat, ...)
+    return getattr(torch, name, None) or getattr(F, name, None) or getattr(torch.Tensor, name, None)
 
 
 # torch's function takes these arguments in another form than the CLI passes them (im2col is
