@@ -148,8 +148,11 @@ def test_backward_names_torchs_nodes(torch, app):
 
 
 def test_refusals_are_one_line(app):
-    err = run(app, "nonzero", "[[0,1],[2,0]]", "--explain", code=2)
+    big = "[" + ",".join(["0"] * 5000) + "]"     # no gradient, too many elements to probe
+    err = run(app, "nonzero", big, "--explain", code=2)
     assert len(err.strip().splitlines()) == 1 and "no element mapping" in err
+    err = run(app, "nonzero", "[[0,1],[2,0]]", "--backward", code=2)
+    assert len(err.strip().splitlines()) == 1 and "no gradient" in err
     err = run(app, "sum", "[1.0,2]", "--dim", "0", "--backward", "--grad-output", "[1.0,2]", code=2)
     assert "--grad-output has shape [2]" in err
     err = run(app, "sum", "[1.0,2]", "--dim", "0", "--grad-output", "1.0", code=2)
@@ -163,3 +166,13 @@ def test_grid_readable_without_colour_and_svg(app, tmp_path):
     svg = tmp_path / "g.svg"
     run(app, "gather", "[[1,2,3],[4,5,6]]", "--dim", "1", "--index", "[[0,0],[2,1]]", "--svg", svg)
     assert svg.read_text().lstrip().startswith("<svg")
+
+
+def test_grid_of_a_scalar_result_and_of_the_explained_output(torch, app):
+    """equal's Python bool is one output cell read by every element; linalg.lu's grid shows L (the
+    output the rows describe), torch's L."""
+    text = run(app, "equal", "[1,2]", "--other", "[1,2]", "--grid")
+    assert "1 A" in text and "2 A" in text and "A:1" in text
+    text = run(app, "linalg.lu", "[[3.0,3.0],[6.0,3.0]]", "--grid")
+    L = torch.linalg.lu(torch.tensor([[3.0, 3.0], [6.0, 3.0]])).L
+    assert f"C:{L[1, 0].item():g}" in text and "A:1" in text

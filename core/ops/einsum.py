@@ -394,7 +394,9 @@ def einsum(*args):
     return res
 
 
-@register(category="linalg", methods=())
+@register(category="linalg", methods=(),
+          cli=True, cli_example="tensorcli tensordot '[[1.0,2.0],[3.0,4.0]]' --b '[[5.0,6.0],[7.0,8.0]]' --dims 1 --explain",
+          cli_params={'dims': 'dim'})
 def tensordot(a, b, dims=2, out=None):
     """Contract dims of a with dims of b (an int n: last n of a with first n of b; or two dim lists)."""
     if isinstance(dims, Tensor):

@@ -81,7 +81,7 @@ def picture(call, result, ex, color=True):
     """The grids (Rich renderables) for one explained call: the inputs first, then the output."""
     reads, outs = readers(ex)
     out_label = {o: k for k, o in enumerate(outs)}
-    res = result if isinstance(result, Tensor) else result[0]
+    res = _output(result, ex)
 
     def style(k):
         return PALETTE[k % len(PALETTE)] if color else None
@@ -109,17 +109,24 @@ def picture(call, result, ex, color=True):
                 names = ",".join(_label(k) for k in ks[:3]) + ("…" if len(ks) > 3 else "")
                 return Text(f"{g(float(val))} {names}{mark}", style=style(ks[0]))
             parts += _grid(lab, np.asarray(t._data), in_cell, color)
-    parts += _grid("out", np.asarray(res._data), out_cell, color)
+    parts += _grid("out", res, out_cell, color)
     legend = Text("each input cell lists the output cells (A, B, ...) that read it; '·' never read; "
                   "'*' read by several", style="dim")
     return Columns(parts, padding=(0, 3)), legend
 
 
+def _output(result, ex):
+    """The output the rows describe, as an array: the tensor, the `explain_output` of a multi-output
+    op, or a Python scalar (equal, allclose) as a 0-d array."""
+    if isinstance(result, (tuple, list)):
+        result = result[ex.extra.get("explain_output", 0)]
+    return np.asarray(result._data) if isinstance(result, Tensor) else np.asarray(result)
+
+
 def print_grid(call, result, ex, *, no_color=False, file=None, svg=None):
     """Print the picture (Rich); with `svg`, also write it as SVG (Rich's export)."""
     file = sys.stdout if file is None else file
-    first = result if isinstance(result, Tensor) else result[0]
-    if first.numel() > MAX_CELLS:
+    if _output(result, ex).size > MAX_CELLS:
         file.write(f"--grid draws at most {MAX_CELLS} output cells\n")
         return
     color = use_color(no_color, file)

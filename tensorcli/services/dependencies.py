@@ -48,10 +48,19 @@ class Row:
     value: float
     sources: list = field(default_factory=list)
     rule: str = ""
+    output: int = 0          # which output of a multi-output op (sort's values: 0, linalg.lu's L: 1)
 
     def as_json(self):
         return {"out": self.out, "rule": self.rule, "value": num(self.value),
-                "from": [{"input": s.input, "index": s.index, "weight": num(s.weight)} for s in self.sources]}
+                "from": [_source_json(s) for s in self.sources]}
+
+
+def _source_json(s):
+    """One `from` entry; no weight where the op has no derivative (comparisons, integer results)."""
+    d = {"input": s.input, "index": s.index}
+    if s.weight is not None:
+        d["weight"] = num(s.weight)
+    return d
 
 
 @dataclass
@@ -68,6 +77,8 @@ class GradRow:
 
 def num(v):
     """A float as JSON shows it: integral values as ints; NaN / infinities as strings."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
     v = float(v)
     if v != v:
         return "NaN"
@@ -80,6 +91,8 @@ def label(call, name, k=None):
     """How rows name an operand: the positional tensor is 'input', others by their option name."""
     spec = next((s for s in call.specs if s.name == name), None)
     base = ("tensors" if k is not None else "input") if spec is not None and spec.positional else name
+    if base == "input" and name != "input" and any(s.name == "input" for s in call.specs):
+        base = name          # where(condition, input, other): the positional is not the input
     return base if k is None else f"{base}[{k}]"
 
 
@@ -113,32 +126,44 @@ def differentiable_copies(call, convert_ints=True):
 
 
 def _first_float(result):
+    """(k, the k-th output): the first output with a gradient (k = 0 for a single tensor)."""
     if isinstance(result, core.Tensor):
-        return result
+        return 0, result
     if isinstance(result, (list, tuple)):
-        for r in result:
+        for k, r in enumerate(result):
             if isinstance(r, core.Tensor) and r.requires_grad:
-                return r
-    return None
+                return k, r
+    return 0, None
 
 
 def traced(call):
     """(output tensor with a graph, {label: leaf}): the op run on float64 leaves (integer operands
     converted when the op accepts floats there, kept otherwise: embedding's indices)."""
-    err = None
+    out, leaves, _ = traced_output(call)
+    return out, leaves
+
+
+def traced_output(call):
+    """traced(call) and k: which output of a multi-output op has the graph (sort's values: 0)."""
     for convert in (True, False):
         copies, leaves = differentiable_copies(call, convert)
         if not leaves:
             continue
         try:
             with core.enable_grad():
-                out = _first_float(call.run(**copies))
-        except Exception as e:  # noqa: BLE001 - the op refuses float copies of an integer operand
-            err = e
+                k, out = _first_float(call.run(**copies))
+        except Exception:  # noqa: BLE001 - the op refuses float copies of an integer operand
             continue
         if out is not None and out.requires_grad:
-            return out, leaves
+            return out, leaves, k
     raise ValueError(f"{call.info.name}'s result has no gradient with respect to its data operands")
+
+
+def _nonzero(a):
+    """Index tuples of a's non-zero elements (a 0-d array: () when it is non-zero)."""
+    if a.ndim == 0:
+        return [()] if a != 0 else []
+    return zip(*np.nonzero(a))
 
 
 def _positions(shape, at=None, limit=None):
@@ -170,11 +195,10 @@ def generic_call(call, seed=0):
 
 
 def forward_rows(call, result, *, at=None, max_rows=None):
-    """(rows, total output elements): one Row per output element (or only `at`), in C order.
-    Values are the op's actual result (`result`: its first floating output, else the first)."""
-    out, leaves = traced(call)
-    actual = result if isinstance(result, core.Tensor) else next(
-        (r for r in (result or ()) if isinstance(r, core.Tensor) and tuple(r.shape) == tuple(out.shape)), None)
+    """(rows, total output elements): one Row per output element (or only `at`), in C order, of the
+    first output with a gradient (Row.output). Values are the op's actual result there."""
+    out, leaves, k = traced_output(call)
+    actual = result if isinstance(result, core.Tensor) else result[k] if isinstance(result, (tuple, list)) else None
     if actual is None or tuple(actual.shape) != tuple(out.shape):
         actual = out
     values = actual.detach().reshape(-1)._data
@@ -185,12 +209,12 @@ def forward_rows(call, result, *, at=None, max_rows=None):
     rows = []
     for p in picks:
         grads = core.autograd.grad(flat[p], tensors, retain_graph=True, allow_unused=True)
-        row = Row(_unravel(p, shape), values[p].item())
+        row = Row(_unravel(p, shape), values[p].item(), output=k)
         for name, leaf, g in zip(names, tensors, grads):
             if g is None:
                 continue
             g, src = g._data, leaf._data
-            for idx in zip(*np.nonzero(g)):
+            for idx in _nonzero(g):
                 row.sources.append(Source(name, [int(i) for i in idx], float(g[idx]), float(src[idx])))
         rows.append(row)
     return rows, total
@@ -233,7 +257,7 @@ def backward_rows(call, grad_output=None, *, max_rows=None):
         for n, j in zip(names, js):
             if j is None:
                 continue
-            for idx in zip(*np.nonzero(j._data)):
+            for idx in _nonzero(j._data):
                 contrib[n].setdefault(tuple(int(i) for i in idx), []).append((_unravel(p, shape),
                                                                                 float(j._data[idx])))
     rows, total = [], sum(t.numel() for t in tensors)

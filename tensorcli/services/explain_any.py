@@ -12,7 +12,7 @@ import numpy as np
 from core import Tensor
 
 from ..errors import CliError
-from . import dependencies as deps, explain as movement, explain_kinds as kinds
+from . import dependencies as deps, explain as movement, explain_kinds as kinds, explain_values as values
 from .dependencies import Source
 
 ARG_EXTREMES = {"argmax": "max", "argmin": "min"}
@@ -52,17 +52,16 @@ def _first_tensor(result):
 
 def _dependencies(call, result, at, max_rows):
     info = call.info
-    first = _first_tensor(result)
+    first = values.first_tensor(result)
     at = _check_at(at, tuple(first.shape))
-    try:
-        rows, total = deps.forward_rows(call, result, at=at, max_rows=max_rows)
-    except ValueError as e:
-        raise CliError("--explain", f"{e}, so there is no element mapping to explain") from e
-    kind = kinds.kind_of(info, rows)
+    rows, total, kind = _rows(call, result, at, max_rows)
     ctx = {"shapes": {deps.label(call, n): tuple(v.shape) for n, v in call.values.items()
                       if isinstance(v, Tensor) and n not in deps.STEERING}}
     if kind == "extreme":
         ctx.update(_candidates(call))
+    if kind == "spread":   # an element equal to the mean has derivative 0: its slice from generic inputs
+        ctx["correction"] = _correction(call)
+        ctx["structure"] = _structure(call, at, max_rows)
     if kind == "contraction" and any(kinds.needs_structure(r) for r in rows):
         ctx["structure"] = _structure(call, at, max_rows)   # a zero hides a partner: pair on generic inputs
     if kind == "contraction" and info.name == "einsum":
@@ -70,14 +69,56 @@ def _dependencies(call, result, at, max_rows):
     elif kind == "contraction" and info.name.startswith("conv"):
         ctx["contraction_note"] = ", ".join(f"{k} {_text(call.values.get(k, d))}" for k, d in
                                             (("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1)))
+    how = {"sample": "a random draw", "depends": "no gradient: by probing"}.get(
+        kind, "from core's autograd" if any(s.weight is not None for r in rows for s in r.sources) else "by broadcasting")
     ex = movement.Explanation(info.name, kind, f"{_title(call)}: what each output element is computed from "
-                                               f"({kind}, from core's autograd)", _KIND_RULE.get(kind),
+                                               f"({kind}, {how})", _KIND_RULE.get(kind),
                               limit=0, columns=True)
     for r in rows:
         r.rule = kinds.rule(kind, info, r, ctx)
         ex.rows.append((r.as_json(), ["out" + kinds.cells(r.out), r.rule, kinds.reads(r, kind), kinds.g(r.value)]))
     ex.total = 1 if at is not None else total
+    note = _which_output(result, rows)
+    if note:
+        ex.notes.append(note)
+        ex.extra["explain_output"] = rows[0].output if rows else 0
     return ex
+
+
+def _which_output(result, rows):
+    """For a multi-output op: which output the rows describe (sort's values, svd's U)."""
+    if not isinstance(result, (tuple, list)) or len(result) < 2:
+        return None
+    k = rows[0].output if rows else 0
+    fields = getattr(result, "_fields", None)
+    name = fields[k] if fields else f"[{k}]"
+    return f"rows: output {name} (the {_ordinal(k + 1)} of {len(result)}); --at takes its coordinates"
+
+
+def _ordinal(n):
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def _rows(call, result, at, max_rows):
+    """(rows, total, kind): autograd's rows; for elementwise ops the broadcast operand elements with
+    autograd's weights where there is a derivative; random samples their parameters; other ops
+    without a gradient rows from probing (services/explain_values.py)."""
+    info = call.info
+    if info.category == "random":
+        return (*values.distribution_rows(call, result, at=at, max_rows=max_rows), "sample")
+    try:
+        rows, total = deps.forward_rows(call, result, at=at, max_rows=max_rows)
+    except (ValueError, RuntimeError, NotImplementedError):   # no gradient: no autograd rows
+        rows = None
+    if values.is_elementwise(info):
+        w = values.weights_of(rows) if rows is not None else None
+        return (*values.broadcast_rows(call, result, at=at, max_rows=max_rows, weights=w), "elementwise")
+    if rows is not None:
+        return rows, total, kinds.kind_of(info, rows)
+    try:
+        return (*values.probe_rows(call, result, at=at, max_rows=max_rows), "depends")
+    except ValueError as e:
+        raise CliError("--explain", f"{e}, so there is no element mapping to explain") from e
 
 
 _KIND_RULE = {
@@ -89,8 +130,21 @@ _KIND_RULE = {
     "contraction": "out[...] = Σ a·b over the contracted positions",
     "softmax": "out[...] = exp(x) / Σ exp(x') over the dim",
     "norm": "out[...] = (x - mean) / sqrt(var + eps) (· weight + bias), mean and var over the elements listed",
+    "spread": "out[...] = Σ (x - mean)² / (n - correction) over the elements listed (std: its square root)",
+    "logsumexp": "out[...] = log(Σ exp(x)) over the elements listed",
+    "select": "out[...] = the one input element it is (sorted, picked, or on the diagonal)",
+    "sample": "out[...] is a random sample drawn with the parameters listed (no gradient: a new draw each run)",
+    "depends": "out[...] changes when one of the elements listed changes (the op has no gradient)",
     "jacobian": "out[...] depends on the elements listed (∂out/∂input ≠ 0 at these inputs)",
 }
+
+
+def _correction(call):
+    """var/std's correction as torch applies it: `correction`, else 1 (0 with unbiased=False)."""
+    c = call.values.get("correction")
+    if c is not None:
+        return c
+    return 0 if call.values.get("unbiased") is False else 1
 
 
 def _structure(call, at, max_rows):
@@ -204,10 +258,13 @@ def _op_name(node_name):
 
 def backward(call, grad_output=None, *, max_rows=0):
     """{"grad_fn", "grad_computed_by", "rows": [(json, line)], "total"} for --backward."""
+    if call.info.category == "random":
+        raise CliError("--backward", f"{call.info.name} draws random samples: torch gives them no gradient "
+                                     "with respect to the distribution's parameters")
     try:
         b = deps.backward_rows(call, grad_output, max_rows=max_rows)
-    except ValueError as e:
-        raise CliError("--backward", str(e)) from e
+    except (ValueError, RuntimeError, NotImplementedError) as e:   # no gradient, or torch has no formula
+        raise CliError("--backward", str(e).splitlines()[0] if str(e) else type(e).__name__) from e
     go = b.grad_output
     rows = []
     for r in b.rows:

@@ -9,11 +9,15 @@ from autograd; this module only chooses how to say them:
 * contractions (matmul, mm, bmm, einsum, linear, conv): `Σ a·b` with the concrete products;
 * softmax / log_softmax: exp and the sum it is divided by;
 * normalisations: over which elements (and dims) the mean and variance were taken;
+* var / std: the mean used, the squared deviations and the divisor n - correction; logsumexp: the
+  exp terms and their sum;
 * anything else: the Jacobian's pattern, `f(...)` with ∂out/∂input per element.
 """
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 SHOW_TERMS = 6            # long sums: the first terms, an ellipsis and a count
 SUMS = {"sum", "cumsum", "nansum", "trace", "add", "sub"}
@@ -26,10 +30,14 @@ CONTRACTIONS = {"matmul", "mm", "bmm", "einsum", "linear", "conv1d", "conv2d", "
                 "conv_transpose2d", "dot", "mv", "inner", "outer", "tensordot", "bilinear", "addmm", "baddbmm"}
 SOFTMAX = {"softmax", "log_softmax"}
 NORMS = {"layer_norm", "batch_norm", "group_norm", "instance_norm"}
+SPREADS = {"var", "std", "var_mean", "std_mean"}
+LOGSUMEXP = {"logsumexp"}
 
 
 def g(v) -> str:
     """A number for a rule: integers without a point, others with 4 significant digits."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
     if isinstance(v, float) and v != v:
         return "nan"
     if isinstance(v, float) and math.isinf(v):
@@ -53,7 +61,7 @@ def joined(items, sep=" + "):
 
 def kind_of(info, rows) -> str:
     """'copy' (movement) | 'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm'
-    | 'jacobian' (the fallback)."""
+    | 'select' (each output element is one input element) | 'jacobian' (the fallback)."""
     name = info.name
     if info.kind:
         return "copy"
@@ -65,12 +73,18 @@ def kind_of(info, rows) -> str:
         return "softmax"
     if name in NORMS:
         return "norm"
+    if name in SPREADS:
+        return "spread"
+    if name in LOGSUMEXP:
+        return "logsumexp"
     if name in MEANS:
         return "mean"
     if name in SUMS:
         return "sum"
     if info.category in ("pointwise", "activation") or _looks_elementwise(rows):
         return "elementwise"
+    if rows and all(len(r.sources) <= 1 and all(s.weight == 1 for s in r.sources) for r in rows):
+        return "select"          # sort, topk, median, kthvalue, linalg.diagonal: each output is one input
     return "jacobian"
 
 
@@ -111,8 +125,9 @@ def rule(kind, info, row, ctx) -> str:
     lhs = "out" + cells(row.out)
     if not row.sources:
         return f"{lhs} = {g(row.value)}  (a constant: no input element changes it)"
-    fn = {"elementwise": _elementwise, "sum": _sum, "copy": _sum, "mean": _mean, "extreme": _extreme,
-          "contraction": _contraction, "softmax": _softmax, "norm": _norm}.get(kind, _jacobian)
+    fn = {"sample": _sample, "depends": _depends, "elementwise": _elementwise, "sum": _sum, "copy": _sum, "select": _sum,
+          "mean": _mean, "extreme": _extreme, "spread": _spread, "logsumexp": _logsumexp, "contraction": _contraction, "softmax": _softmax,
+          "norm": _norm}.get(kind, _jacobian)
     return fn(info, row, ctx, lhs)
 
 
@@ -268,6 +283,41 @@ def _norm(info, row, ctx, lhs):
             f"elements {over}")
 
 
+def _spread(info, row, ctx, lhs):
+    """var / std: the mean used, the squared deviations and the divisor n - correction."""
+    ref = ctx.get("structure", {}).get(tuple(row.out))
+    vals_of = ctx_values(row, ref)
+    xs = [s for s in (ref or row).sources if s.input == "input"]
+    if not xs:
+        return _jacobian(info, row, ctx, lhs)
+    vals = [vals_of(s.input, s.index) if vals_of is not None else s.value for s in xs]
+    n, corr = len(vals), ctx.get("correction", 1)
+    mean = sum(vals) / n
+    terms = joined(f"({g(v)} - {g(mean)})²" for v in vals)
+    root = info.name.startswith("std")
+    body = f"({terms}) / ({n} - {g(corr)})"
+    return (f"{lhs} = {'sqrt' if root else ''}{body if not root else '(' + body + ')'} = {g(row.value)}  "
+            f"(mean {g(mean)} of {joined((s.ref() for s in xs), ', ')}; correction {g(corr)}: divisor {g(n - corr)})")
+
+
+def _logsumexp(info, row, ctx, lhs):
+    """logsumexp: the exp terms and their sum."""
+    terms = joined(f"exp({s.ref()})" for s in row.sources)
+    nums = joined(g(math.exp(s.value)) for s in row.sources)
+    total = sum(math.exp(s.value) for s in row.sources)
+    return f"{lhs} = log({terms}) = log({nums}) = log({g(total)}) = {g(row.value)}"
+
+
+def _sample(info, row, ctx, lhs):
+    params = joined((f"{s.ref()} = {g(s.value)}" for s in row.sources), ", ")
+    return f"{lhs} ~ {info.name}({params}) → {g(row.value)}  (a random draw: no gradient)"
+
+
+def _depends(info, row, ctx, lhs):
+    refs = joined((s.ref() for s in row.sources), ", ")
+    return f"{lhs} = {info.name}({refs}) = {g(row.value)}  (no gradient: changing any of these changes it)"
+
+
 def _jacobian(info, row, ctx, lhs):
     refs = joined((s.ref() for s in row.sources), ", ")
     return f"{lhs} = {info.name}({refs}) = {g(row.value)}  (∂out/∂input per element: see the inputs read)"
@@ -275,6 +325,7 @@ def _jacobian(info, row, ctx, lhs):
 
 def reads(row, kind) -> str:
     """The 'inputs read' column: refs with their weights (∂out/∂input)."""
-    if kind in ("elementwise", "extreme", "softmax", "norm", "jacobian") and all(s.weight == 1 for s in row.sources):
+    if any(s.weight is None for s in row.sources) or (
+            kind in ("elementwise", "extreme", "softmax", "norm", "jacobian") and all(s.weight == 1 for s in row.sources)):
         return joined((s.ref() for s in row.sources), ", ")
     return joined((f"{s.ref()}×{g(s.weight)}" for s in row.sources), ", ")

@@ -25,13 +25,17 @@ def _tri_indices(name, row, col, offset, dtype, upper):
     return Tensor._make(np.stack([r, c]).astype(dt.np).reshape(2, -1))
 
 
-@register(category="indexing")
+@register(category="indexing",
+          cli=True, cli_example="tensorcli triu-indices --row 3 --col 3 --explain",
+          cli_params={'row': 'int', 'col': 'int'})
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N int64 tensor of the (row, col) coordinates of the upper triangle (j - i >= offset), row-major."""
     return _tri_indices("triu_indices", row, col, offset, dtype, True)
 
 
-@register(category="indexing")
+@register(category="indexing",
+          cli=True, cli_example="tensorcli tril-indices --row 3 --col 3 --explain",
+          cli_params={'row': 'int', 'col': 'int'})
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N int64 tensor of the (row, col) coordinates of the lower triangle (j - i <= offset), row-major."""
     return _tri_indices("tril_indices", row, col, offset, dtype, False)

@@ -300,7 +300,8 @@ def mm(input, mat2, *, out=None):
     return _out(MmBackward0.apply(input, mat2), out)
 
 
-@register(category="linalg", methods=("bmm",))
+@register(category="linalg", methods=("bmm",),
+          cli=True, cli_example="tensorcli bmm '[[[1.0,2.0],[3.0,4.0]]]' --mat2 '[[[5.0],[6.0]]]' --explain")
 def bmm(input, mat2, *, out=None):
     """Batched 3-D matrix product (no broadcasting)."""
     if input._data.ndim != 3:
@@ -311,7 +312,8 @@ def bmm(input, mat2, *, out=None):
     return _out(BmmBackward0.apply(input, mat2), out)
 
 
-@register(category="linalg", methods=("mv",))
+@register(category="linalg", methods=("mv",),
+          cli=True, cli_example="tensorcli mv '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --explain")
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
     if input._data.ndim != 2 or vec._data.ndim != 1:
@@ -320,7 +322,8 @@ def mv(input, vec, *, out=None):
     return _out(MvBackward0.apply(input, vec), out)
 
 
-@register(category="linalg", methods=("dot",))
+@register(category="linalg", methods=("dot",),
+          cli=True, cli_example="tensorcli dot '[1.0,2.0,3.0]' --other '[4.0,5.0,6.0]' --explain")
 def dot(input, other, *, out=None):
     """Dot product of two 1-D tensors of the same size and dtype."""
     if not isinstance(other, Tensor):
@@ -329,7 +332,8 @@ def dot(input, other, *, out=None):
     return _out(DotBackward0.apply(input, other), out)
 
 
-@register(category="linalg", methods=("inner",))
+@register(category="linalg", methods=("inner",),
+          cli=True, cli_example="tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain")
 def inner(input, other, *, out=None):
     """Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot."""
     if input._data.ndim == 0 or other._data.ndim == 0:
@@ -344,7 +348,8 @@ def inner(input, other, *, out=None):
     return _out(r.reshape(tuple(input._data.shape[:-1]) + tuple(other._data.shape[:-1])), out)
 
 
-@register(category="linalg", methods=("outer", "ger"))
+@register(category="linalg", methods=("outer", "ger"),
+          cli=True, cli_example="tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain")
 def outer(input, vec2, *, out=None):
     """Outer product of two 1-D tensors: out[i][j] = input[i] * vec2[j]."""
     if input._data.ndim != 1:
@@ -400,7 +405,9 @@ class AddmmBackward0(Op):
         return ga, g1, g2
 
 
-@register(category="linalg", methods=("addmm",))
+@register(category="linalg", methods=("addmm",),
+          cli=True,
+          cli_example="tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]' --alpha 2 --explain")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
     if mat1._data.ndim != 2:

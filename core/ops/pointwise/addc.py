@@ -75,7 +75,8 @@ def _check(name, input, tensor1, tensor2, value):
 
 
 @register(category="pointwise", methods=("addcmul",), inplace="addcmul_",
-          cli_example="tensorcli addcmul '[1,1,1]' --tensor1 '[1,2,3]' --tensor2 '[4,5,6]' --value 0.5")
+          cli=True,
+          cli_example="tensorcli addcmul '[1.0,2.0]' --tensor1 '[3.0,4.0]' --tensor2 '[[1.0],[2.0]]' --value 0.5 --explain")
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2, broadcasting all three."""
     _check("addcmul", input, tensor1, tensor2, value)
@@ -83,7 +84,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 
 @register(category="pointwise", methods=("addcdiv",), inplace="addcdiv_",
-          cli_example="tensorcli addcdiv '[1,1,1]' --tensor1 '[1.0,2.0,3.0]' --tensor2 '[4.0,5.0,6.0]' --value 2")
+          cli=True,
+          cli_example="tensorcli addcdiv '[1.0,2.0]' --tensor1 '[3.0,4.0]' --tensor2 '[2.0,8.0]' --value 2 --explain")
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (integer tensor1 and tensor2 are rejected, as in PyTorch)."""
     _check("addcdiv", input, tensor1, tensor2, value)

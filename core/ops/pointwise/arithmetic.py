@@ -266,7 +266,8 @@ def _check_alpha(alpha, fn, a, b):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
-@register(category="pointwise", methods=("sub", "subtract", "__sub__"), inplace="sub_")
+@register(category="pointwise", methods=("sub", "subtract", "__sub__"), inplace="sub_",
+          cli=True, cli_example="tensorcli sub '[[5.0],[7.0]]' --other '[1.0,2.0]' --alpha 2 --explain")
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other (no bool operands, as in PyTorch)."""
     _check_operand(other, "sub")
@@ -283,7 +284,8 @@ def _rsub(self, other):
 registry.method("__rsub__", _rsub)
 
 
-@register(category="pointwise")
+@register(category="pointwise",
+          cli=True, cli_example="tensorcli rsub '[1.0,2.0]' --other '[10.0,20.0]' --explain")
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (sub with the operands swapped)."""
     _tensor_first("rsub", input, other)
@@ -312,7 +314,9 @@ class _NoMode:
 _NO_MODE = _NoMode()
 
 
-@register(category="pointwise", methods=("div", "divide", "true_divide", "__truediv__"), inplace="div_")
+@register(category="pointwise", methods=("div", "divide", "true_divide", "__truediv__"), inplace="div_",
+          cli=True, cli_example="tensorcli div '[7.0,-7.0]' --other '[2.0]' --rounding-mode floor --explain",
+          cli_choices={'rounding_mode': ('trunc', 'floor')})
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     """input / other: true division (int / int gives the default float) unless rounding_mode is 'trunc' or 'floor'."""
     _check_operand(other, "div")
@@ -352,7 +356,8 @@ def _floor_divide_(self, other):
     return _FLOOR_DIVIDE_INPLACE(self, other)
 
 
-@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace=("floor_divide_", _floor_divide_))
+@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace=("floor_divide_", _floor_divide_),
+          cli=True, cli_example="tensorcli floor-divide '[7.5,-7.5]' --other '[2]' --explain")
 def floor_divide(input, other, *, out=None):
     """Division rounded toward negative infinity; PyTorch defines no derivative for it."""
     return _out(_floor_divide_impl(input, other, _FloorDivideNI), out)
@@ -370,7 +375,8 @@ def _rfloordiv(self, other):
 registry.method("__rfloordiv__", _rfloordiv)
 
 
-@register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_")
+@register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_",
+          cli=True, cli_example="tensorcli remainder '[7.5,-7.5]' --other '[2]' --explain")
 def remainder(input, other, *, out=None):
     """Python-style modulus: the result has the sign of the divisor."""
     _tensor_first("remainder", input, other, scalar_self=True)
@@ -395,7 +401,8 @@ def _rmod(self, other):
 registry.method("__rmod__", _rmod)
 
 
-@register(category="pointwise", methods=("fmod",), inplace="fmod_")
+@register(category="pointwise", methods=("fmod",), inplace="fmod_",
+          cli=True, cli_example="tensorcli fmod '[7.5,-7.5]' --other '[2]' --explain")
 def fmod(input, other, *, out=None):
     """C-style modulus: the result has the sign of the dividend."""
     _tensor_first("fmod", input, other)
@@ -421,7 +428,8 @@ class Atan2Backward0(_Binary):
         return (g * b * rec if _g_for(ctx, 0) else None), (g * -a * rec if _g_for(ctx, 1) else None)
 
 
-@register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_")
+@register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_",
+          cli=True, cli_example="tensorcli atan2 '[1.0,-1.0]' --other '[1.0,1.0]' --explain")
 def atan2(input, other, *, out=None):
     """Elementwise arctangent of input / other, using both signs to pick the quadrant."""
     _tensor_first("atan2", input, other)

@@ -40,7 +40,8 @@ class CloneBackward0(Op):
         return g
 
 
-@register(category="pointwise", methods=("clone",))
+@register(category="pointwise", methods=("clone",),
+          cli=True, cli_example="tensorcli clone '[[1,2],[3,4]]' --explain")
 def clone(input, *, memory_format=None):
     """A copy that stays in the graph (gradient flows back unchanged)."""
     return CloneBackward0.apply(input)

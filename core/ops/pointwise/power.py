@@ -103,7 +103,9 @@ def _int_pow(x, y):
     return r
 
 
-@register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_")
+@register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_",
+          cli=True, cli_example="tensorcli pow '[1.0,2.0,3.0]' --exponent 2 --explain",
+          cli_params={'exponent': 'operand'})
 def pow(input, exponent, *, out=None):
     """input ** exponent; either side may be a Python number."""
     _tensor_first("pow", input, exponent, scalar_self=True)
@@ -130,10 +132,14 @@ def float_power(input, exponent):
     return pow(a, e)
 
 
-register(category="pointwise", methods=("float_power",))(float_power)
+register(category="pointwise", methods=("float_power",),
+         summary="input ** exponent computed in float64 (both operands promoted to double).",
+         cli=True, cli_example="tensorcli float-power '[2.0,3.0]' --exponent 2 --explain",
+         cli_params={'exponent': 'operand'})(float_power)
 
 
-@register(category="pointwise", methods=("square",), inplace="square_")
+@register(category="pointwise", methods=("square",), inplace="square_",
+          cli=True, cli_example="tensorcli square '[1,-2,3]' --explain")
 def square(input, *, out=None):
     """input ** 2 (PyTorch computes it as pow(input, 2): bool gives int64, the node is PowBackward0)."""
     return _out(pow(input, 2), out)

@@ -10,6 +10,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from ..registry import register
+from ._cli import cli
 from . import _special_kernels as K
 from ._common import _out, quietly
 
@@ -119,7 +120,7 @@ def _poly_op(name):
         return _out(Tensor._make(np.asarray(r, dtype=dt.np)), out)
     fn.__name__ = name
     fn.__doc__ = f"special.{name}(input, n): the degree-n polynomial at input (no gradient)."
-    return register(name="special." + name, category="pointwise", function=False)(fn)
+    return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
 
 
 POLYNOMIALS = {name: _poly_op(name) for name in _POLYS}
@@ -137,7 +138,7 @@ def _no_grad(name, kernel):
         d = input._data if input._data.dtype.kind == "f" else input._data.astype(_dt.get_default_dtype().np)
         return _out(Tensor._make(np.asarray(quietly(kernel, d.astype(np.float64)), dtype=d.dtype)), out)
     fn.__name__, fn.__doc__ = name, f"special.{name}(input) (no gradient)."
-    return register(name="special." + name, category="pointwise", function=False)(fn)
+    return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
 
 
 modified_bessel_i0 = _no_grad("modified_bessel_i0", np.i0)

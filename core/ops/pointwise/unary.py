@@ -11,6 +11,7 @@ from ...autograd.function import Op
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
+from ._cli import cli
 from ._common import _kernel_error, _out, quietly
 
 def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, inplace=True, doc="", node=None,
@@ -63,7 +64,7 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
     fn.__doc__ = doc or f"Elementwise {name}."
     register(category="pointwise", methods=(name,) if methods is None else methods,
              inplace=(name + "_") if inplace else None,
-             **extras)(fn)
+             **{**cli(name), **extras})(fn)
     return fn, cls
 
 
@@ -195,7 +196,8 @@ class RoundBackward1(RoundBackward0):
     pass
 
 
-@register(category="pointwise", methods=("round",), inplace="round_")
+@register(category="pointwise", methods=("round",), inplace="round_",
+          cli=True, cli_example="tensorcli round '[1.234,5.678]' --decimals 1 --explain")
 def round(input, *, decimals=None, out=None):
     """Round half to even, like PyTorch (decimals: round to that many decimal places)."""
     if decimals is None:

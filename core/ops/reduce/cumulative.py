@@ -26,7 +26,8 @@ def _diff_once(t, dim):
 
 
 @register(category="reduction", methods=("diff",),
-          cli_example="tensorcli diff '[1,4,9,16]'")
+          cli=True, cli_example="tensorcli diff '[1.0,4.0,9.0,16.0]' --explain",
+          cli_params={'prepend': 'tensor', 'append': 'tensor'})
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """n-th forward difference along dim (xor for bool), after concatenating prepend/append."""
     if input.dim() == 0:
@@ -55,7 +56,7 @@ def _zeros_except(y, dim):
 
 
 @register(category="reduction", methods=(),
-          cli_example="tensorcli trapezoid '[1,2,4]'")
+          cli=True, cli_example="tensorcli trapezoid '[1.0,2.0,3.0]' --dx 0.5 --explain", cli_params={'x': 'tensor'})
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoidal rule along dim, with sample points x or a constant spacing dx (default 1)."""
     if y.dtype.name == "bool":
@@ -107,7 +108,8 @@ class LogcumsumexpBackward0(Op):
         return (reverse(pos - out) + a).exp() - (reverse(neg - out) + a).exp()
 
 
-@register(category="reduction", methods=("logcumsumexp",))
+@register(category="reduction", methods=("logcumsumexp",),
+          cli=True, cli_example="tensorcli logcumsumexp '[0.0,1.0,2.0]' --dim 0 --explain")
 def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(input))) along dim, without overflow (floating dtypes only)."""
     if not input.dtype.is_floating_point:

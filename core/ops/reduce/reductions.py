@@ -93,7 +93,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return cls.apply(input, dims, keepdim, _sum_dtype(input, dtype))
 
 
-@register(category="reduction", methods=("nansum",))
+@register(category="reduction", methods=("nansum",),
+          cli=True, cli_example="tensorcli nansum '[[1,nan],[2,3]]' --dim 1 --explain")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     dims = _dims(dim, input._data.ndim)
@@ -166,7 +167,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return (MeanBackward0 if dims is None else MeanBackward1).apply(input, dims, keepdim, dt)
 
 
-@register(category="reduction", methods=("nanmean",))
+@register(category="reduction", methods=("nanmean",),
+          cli=True, cli_example="tensorcli nanmean '[[1,nan],[2,3]]' --dim 1 --explain")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean ignoring NaN."""
     notnan = Tensor._make(~np.isnan(input._data))
@@ -207,7 +209,8 @@ class ProdBackward1(ProdBackward0):
     pass
 
 
-@register(category="reduction", methods=("prod",))
+@register(category="reduction", methods=("prod",),
+          cli=True, cli_example="tensorcli prod '[[1.0,2.0],[3.0,4.0]]' --dim 1 --explain")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over one dim (or all elements); bool/int inputs give int64."""
     if isinstance(dim, (list, tuple)):
@@ -352,7 +355,8 @@ def max(input, dim=None, keepdim=False, *, out=None):
     return _maxmin(input, dim, keepdim, True, out)
 
 
-@register(category="reduction", methods=("min",))
+@register(category="reduction", methods=("min",),
+          cli=True, cli_example="tensorcli min '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain")
 def min(input, dim=None, keepdim=False, *, out=None):
     """min() -> the smallest element; min(dim) -> (values, indices); min(other) -> elementwise minimum."""
     return _maxmin(input, dim, keepdim, False, out)
@@ -361,7 +365,8 @@ def min(input, dim=None, keepdim=False, *, out=None):
 _AMAX_OUT_DTYPE = "Expected the dtype for input and out to match, but got {W} for input's dtype and {G} for out's dtype."
 
 
-@register(category="reduction", methods=("amax",))
+@register(category="reduction", methods=("amax",),
+          cli=True, cli_example="tensorcli amax '[[1.0,5.0],[3.0,2.0]]' --dim 0 --explain")
 def amax(input, dim=(), keepdim=False, *, out=None):
     """Max over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
@@ -372,7 +377,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return AmaxBackward0.apply(input, dims, keepdim, True)
 
 
-@register(category="reduction", methods=("amin",))
+@register(category="reduction", methods=("amin",),
+          cli=True, cli_example="tensorcli amin '[[1.0,5.0],[3.0,2.0]]' --dim 0 --explain")
 def amin(input, dim=(), keepdim=False, *, out=None):
     """Min over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
@@ -462,7 +468,8 @@ def _var_args(input, dim, unbiased, keepdim, correction):
     return _dims(dim, input._data.ndim), _correction(unbiased, correction), keepdim
 
 
-@register(category="reduction", methods=("var",))
+@register(category="reduction", methods=("var",),
+          cli=True, cli_example="tensorcli var '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance with Bessel's correction by default (correction=1)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
@@ -489,21 +496,24 @@ class StdBackward0(Op):
         return _expand_back(gv, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
 
 
-@register(category="reduction", methods=("std",))
+@register(category="reduction", methods=("std",),
+          cli=True, cli_example="tensorcli std '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation, sqrt(var), with Bessel's correction by default."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     return StdBackward0.apply(input, dims, c, keepdim)
 
 
-@register(category="reduction")
+@register(category="reduction",
+          cli=True, cli_example="tensorcli var-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dim."""
     return (var(input, dim, unbiased, keepdim, correction=correction),
             mean(input, dim if not isinstance(dim, bool) else None, keepdim))
 
 
-@register(category="reduction")
+@register(category="reduction",
+          cli=True, cli_example="tensorcli std-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dim."""
     return (std(input, dim, unbiased, keepdim, correction=correction),
@@ -540,7 +550,8 @@ class LogsumexpBackward0(Op):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * (a - o).exp()
 
 
-@register(category="reduction", methods=("logsumexp",))
+@register(category="reduction", methods=("logsumexp",),
+          cli=True, cli_example="tensorcli logsumexp '[[0.0,1.0],[2.0,3.0]]' --dim 1 --explain")
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """log(sum(exp(x))) over dim, computed stably; integer inputs give the default float."""
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
@@ -560,7 +571,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return LogsumexpBackward0.apply(x, dims, keepdim)
 
 
-@register(category="reduction", methods=("all",))
+@register(category="reduction", methods=("all",),
+          cli=True, cli_example="tensorcli all '[[true,false],[true,true]]' --dim 1 --explain")
 def all(input, dim=None, keepdim=False):
     """True if every element (along dim) is nonzero."""
     if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
@@ -571,7 +583,8 @@ def all(input, dim=None, keepdim=False):
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
-@register(category="reduction", methods=("any",))
+@register(category="reduction", methods=("any",),
+          cli=True, cli_example="tensorcli any '[[true,false],[false,false]]' --dim 1 --explain")
 def any(input, dim=None, keepdim=False):
     """True if some element (along dim) is nonzero."""
     if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
@@ -582,7 +595,8 @@ def any(input, dim=None, keepdim=False):
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
-@register(category="reduction", methods=("count_nonzero",))
+@register(category="reduction", methods=("count_nonzero",),
+          cli=True, cli_example="tensorcli count-nonzero '[[0,1,2],[3,0,0]]' --dim 1 --explain")
 def count_nonzero(input, dim=None):
     """Number of nonzero elements (along dim), int64."""
     dims = _dims(dim, input._data.ndim)
@@ -655,7 +669,8 @@ def _cumprod_grad_with_zeros(x, out, g, dim):
     return np.moveaxis(res, -1, dim)
 
 
-@register(category="reduction", methods=("cumprod",))
+@register(category="reduction", methods=("cumprod",),
+          cli=True, cli_example="tensorcli cumprod '[1.0,2.0,3.0,4.0]' --dim 0 --explain")
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along dim."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -762,7 +777,8 @@ def _nuclear_norm(input, dim, keepdim, dtype):
     return r
 
 
-@register(category="reduction", methods=("norm",))
+@register(category="reduction", methods=("norm",),
+          cli=True, cli_example="tensorcli norm '[3.0,4.0]' --p 2 --explain")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over dim (all elements by default); p='fro' is the 2-norm, p='nuc' the nuclear norm."""
     if isinstance(p, str):
@@ -778,7 +794,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return _vector_norm(input, p, dim, keepdim, dtype)
 
 
-@register(category="reduction", methods=("dist",))
+@register(category="reduction", methods=("dist",),
+          cli=True, cli_example="tensorcli dist '[1.0,2.0]' --other '[4.0,6.0]' --explain")
 def dist(input, other, p=2):
     """p-norm of input - other."""
     return norm(input - other, p)

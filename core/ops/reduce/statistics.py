@@ -13,7 +13,7 @@ from ..registry import register
 
 
 @register(category="reduction", methods=("bincount",),
-          cli_example="tensorcli bincount '[0,1,1,3]'")
+          cli=True, cli_example="tensorcli bincount '[0,1,1,3]' --explain", cli_params={'weights': 'tensor'})
 def bincount(input, weights=None, minlength=0):
     """Count of each value in a 1-D non-negative integer tensor (summed weights if given)."""
     d = input._data
@@ -42,7 +42,7 @@ def _linspace(lo, hi, steps, npdt):
 
 
 @register(category="reduction", methods=("histc",),
-          cli_example="tensorcli histc '[1.0,2.0,1.0]' --bins 4 --min 0 --max 3")
+          cli=True, cli_example="tensorcli histc '[1.0,2.0,1.0,4.0]' --bins 4 --min 0 --max 4 --explain")
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """Histogram with `bins` equal-width bins over [min, max] (the data's range when both are 0)."""
     d = input._data
@@ -100,7 +100,8 @@ def _cov_weights(input, fweights, aweights, n):
 
 
 @register(category="reduction", methods=("cov",),
-          cli_example="tensorcli cov '[[1,2,4],[3,1,0]]'")
+          cli=True, cli_example="tensorcli cov '[[1.0,2.0,3.0],[2.0,4.0,7.0]]' --explain",
+          cli_params={'fweights': 'tensor', 'aweights': 'tensor'})
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of input (observations in columns)."""
     if input.dim() > 2:
@@ -127,7 +128,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 @register(category="reduction", methods=("corrcoef",),
-          cli_example="tensorcli corrcoef '[[1,2,4],[3,1,0]]'")
+          cli=True, cli_example="tensorcli corrcoef '[[1.0,2.0,3.0],[2.0,4.0,7.0]]' --explain")
 def corrcoef(input):
     """Pearson correlation coefficients of the rows of input, clipped to [-1, 1]."""
     c = cov(input)

@@ -53,7 +53,8 @@ def _check_operands(input, other):
             raise TypeError(f"cross(): argument 'other' must be Tensor, not {type(t).__name__}")
 
 
-@register("linalg.cross", category="linalg", function=False)
+@register("linalg.cross", category="linalg", function=False,
+          cli=True, cli_example="tensorcli linalg.cross '[1.0,0.0,0.0]' --other '[0.0,1.0,0.0]' --explain")
 def linalg_cross(input, other, *, dim=-1, out=None):
     """Cross product of 3-vectors along dim (default -1) of inputs with the same number of dims,
     broadcasting the other dims (torch.linalg.cross)."""

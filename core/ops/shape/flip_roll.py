@@ -65,7 +65,8 @@ def flip(input, *dims, **kwargs):
     return _flip(input, _dimlist(dims, "dims"))
 
 
-@register(category="shape", methods=("fliplr",))
+@register(category="shape", methods=("fliplr",),
+          cli=True, cli_example="tensorcli fliplr '[[1,2],[3,4]]' --explain")
 def fliplr(input):
     """Flip dim 1 (left/right); input must be at least 2-D."""
     if input._data.ndim < 2:
@@ -73,7 +74,8 @@ def fliplr(input):
     return _flip(input, (1,))
 
 
-@register(category="shape", methods=("flipud",))
+@register(category="shape", methods=("flipud",),
+          cli=True, cli_example="tensorcli flipud '[[1,2],[3,4]]' --explain")
 def flipud(input):
     """Flip dim 0 (up/down); input must be at least 1-D."""
     if input._data.ndim < 1:

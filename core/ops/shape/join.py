@@ -124,13 +124,15 @@ def cat(tensors, dim=0, *, out=None):
     return r
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli concat '[1,2]' '[3]' --explain")
 def concat(tensors, dim=0, *, out=None):
     """Alias of cat."""
     return cat(tensors, dim, out=out)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli concatenate '[[1,2]]' '[[3,4]]' --dim 1 --explain")
 def concatenate(tensors, dim=0, out=None):
     """Alias of cat (`axis=` is accepted as everywhere `dim` is)."""
     return cat(tensors, dim, out=out)
@@ -193,7 +195,8 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli atleast-1d '5' --explain")
 def atleast_1d(*tensors):
     """0-D tensors become 1-D views; others are returned as is."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -204,7 +207,8 @@ def atleast_1d(*tensors):
     return reshape(x, (1,)) if x._data.ndim == 0 else x
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli atleast-2d '[1,2]' --explain")
 def atleast_2d(*tensors):
     """0-D and 1-D tensors become 2-D views (1-D gains a leading dim)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -218,7 +222,8 @@ def atleast_2d(*tensors):
     return unsqueeze(x, 0) if nd == 1 else x
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli atleast-3d '[[1,2]]' --explain")
 def atleast_3d(*tensors):
     """0-D -> (1,1,1), 1-D (n) -> (1,n,1), 2-D (m,n) -> (m,n,1); others as is."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -234,32 +239,37 @@ def atleast_3d(*tensors):
     return unsqueeze(x, -1) if nd == 2 else x
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli hstack '[1,2]' '[3,4]' --explain")
 def hstack(tensors, *, out=None):
     """Concatenate column-wise (dim 1; dim 0 for 1-D inputs)."""
     ts = [atleast_1d(x) for x in _nonempty(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli vstack '[1,2]' '[3,4]' --explain")
 def vstack(tensors, *, out=None):
     """Concatenate row-wise after making inputs at least 2-D."""
     return cat([atleast_2d(x) for x in _nonempty(tensors, "vstack")], 0, out=out)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli row-stack '[1,2]' '[3,4]' --explain")
 def row_stack(tensors, *, out=None):
     """Alias of vstack."""
     return vstack(tensors, out=out)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli dstack '[1,2]' '[3,4]' --explain")
 def dstack(tensors, *, out=None):
     """Concatenate depth-wise (dim 2) after making inputs at least 3-D."""
     return cat([atleast_3d(x) for x in _nonempty(tensors, "dstack")], 2, out=out)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli column-stack '[1,2]' '[3,4]' --explain")
 def column_stack(tensors, *, out=None):
     """Stack 0-D/1-D inputs as columns (n -> n x 1) and concatenate along dim 1."""
     ts = _nonempty(tensors, "column_stack")

@@ -45,13 +45,16 @@ def transpose(input, dim0, dim1):
     return _view(TransposeBackward0, input, _wrap_dim(dim0, nd), _wrap_dim(dim1, nd))
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli swapaxes '[[1,2,3],[4,5,6]]' --axis0 0 --axis1 1 --explain",
+          cli_params={'axis0': 'int', 'axis1': 'int'})
 def swapaxes(input, axis0, axis1):
     """Alias of transpose."""
     return transpose(input, axis0, axis1)
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli swapdims '[[1,2,3],[4,5,6]]' --dim0 0 --dim1 1 --explain")
 def swapdims(input, dim0, dim1):
     """Alias of transpose."""
     return transpose(input, dim0, dim1)
@@ -171,7 +174,9 @@ def movedim(input, source, destination):
     return _view(PermuteBackward0, input, _movedim_perm(input, source, destination))
 
 
-@register(category="shape")
+@register(category="shape",
+          cli=True, cli_example="tensorcli moveaxis '[[[1,2],[3,4]]]' --source 0 --destination 2 --explain",
+          cli_params={'source': 'dim'})
 def moveaxis(input, source, destination):
     """Alias of movedim."""
     return movedim(input, source, destination)
@@ -248,7 +253,8 @@ def adjoint(input):
     return _mH(input)
 
 
-register(category="shape", methods=("adjoint",))(adjoint)
+register(category="shape", methods=("adjoint",),
+         cli=True, cli_example="tensorcli adjoint '[[1,2],[3,4]]' --explain")(adjoint)
 
 method("T", property(_T))
 method("mT", property(_mT))

@@ -87,7 +87,8 @@ def _split_size(input, split_size, dim):
     return _do_split(input, d, sizes, SplitBackward0)
 
 
-@register(category="shape", methods=("split_with_sizes",), kind="view", rule=_split_rule)
+@register(category="shape", methods=("split_with_sizes",), kind="view", rule=_split_rule,
+          cli=True, cli_example="tensorcli split-with-sizes '[1,2,3,4,5]' --split-sizes 2,3 --explain")
 def split_with_sizes(input, split_sizes, dim=0):
     """Split along dim into pieces of the given sizes (views); the sizes must sum to size(dim)."""
     nd = input._data.ndim
@@ -158,7 +159,9 @@ def _clamp_slice(start, end, size):
     return start, max(start, end)
 
 
-@register(category="shape", methods=("tensor_split",), kind="view", rule=_split_rule)
+@register(category="shape", methods=("tensor_split",), kind="view", rule=_split_rule,
+          cli=True, cli_example="tensorcli tensor-split '[1,2,3,4,5]' --indices-or-sections 2 --explain",
+          cli_params={'indices_or_sections': 'dim'})
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into n near-equal parts (the first size % n get one more) or at the given indices (views)."""
     nd = input._data.ndim

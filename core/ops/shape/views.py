@@ -114,19 +114,22 @@ def _reshape(input, shp):
     return UnsafeViewBackward0.apply(clone(input), shp)
 
 
-@register(category="shape", methods=("view_as",), function=False)   # a method only, as in torch
+@register(category="shape", methods=("view_as",), function=False,
+          cli=True, cli_example="tensorcli view-as '[1,2,3,4]' --other '[[0,0],[0,0]]' --explain")   # a method only, as in torch
 def view_as(input, other):
     """view to other's shape."""
     return view(input, _other_shape(other, "view_as"))
 
 
-@register(category="shape", methods=("reshape_as",), function=False)   # a method only, as in torch
+@register(category="shape", methods=("reshape_as",), function=False,
+          cli=True, cli_example="tensorcli reshape-as '[1,2,3,4]' --other '[[0,0],[0,0]]' --explain")   # a method only, as in torch
 def reshape_as(input, other):
     """reshape to other's shape."""
     return reshape(input, _other_shape(other, "reshape_as"))
 
 
-@register(category="shape", methods=("ravel",))
+@register(category="shape", methods=("ravel",),
+          cli=True, cli_example="tensorcli ravel '[[1,2],[3,4]]' --explain")
 def ravel(input):
     """A 1-D view when contiguous, else a contiguous 1-D copy."""
     return view(contiguous(input), -1)
@@ -242,7 +245,8 @@ def expand(input, *sizes):
     return _view(ExpandBackward0, input, _expand_sizes(input, _sizes(sizes, "expand")))
 
 
-@register(category="shape", methods=("expand_as",), function=False)   # a method only, as in torch
+@register(category="shape", methods=("expand_as",), function=False,
+          cli=True, cli_example="tensorcli expand-as '[[1],[2]]' --other '[[0,0,0],[0,0,0]]' --explain")   # a method only, as in torch
 def expand_as(input, other):
     """expand to other's shape."""
     return expand(input, _other_shape(other, "expand_as"))
@@ -255,7 +259,8 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-@register(category="shape", methods=("contiguous",))
+@register(category="shape", methods=("contiguous",),
+          cli=True, cli_example="tensorcli contiguous '[[1,2],[3,4]]' --explain")
 def contiguous(input, memory_format=None):
     """self if already contiguous, else a contiguous copy."""
     if input._data.flags.c_contiguous:

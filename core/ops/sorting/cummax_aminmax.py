@@ -58,7 +58,8 @@ class CumminBackward0(CummaxBackward0):
     is_max = False
 
 
-@register(category="sorting", methods=("cummax",))
+@register(category="sorting", methods=("cummax",),
+          cli=True, cli_example="tensorcli cummax '[1.0,3.0,2.0,5.0]' --dim 0 --explain")
 def cummax(input, dim, *, out=None):
     """Running maximum along dim -> (values, indices); ties take the later index, NaN propagates."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -66,7 +67,8 @@ def cummax(input, dim, *, out=None):
     return _out_tuple(return_types.cummax(vals, idx), out, "cummax")
 
 
-@register(category="sorting", methods=("cummin",))
+@register(category="sorting", methods=("cummin",),
+          cli=True, cli_example="tensorcli cummin '[4.0,3.0,5.0,1.0]' --dim 0 --explain")
 def cummin(input, dim, *, out=None):
     """Running minimum along dim -> (values, indices); ties take the later index, NaN propagates."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -108,7 +110,8 @@ class AminmaxBackward0(Op):
         return res
 
 
-@register(category="sorting", methods=("aminmax",))
+@register(category="sorting", methods=("aminmax",),
+          cli=True, cli_example="tensorcli aminmax '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain")
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) over all elements or along dim; NaN propagates to both."""
     d = input._data
