@@ -60,7 +60,12 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, MemoryError):
         return ("out of memory" + (f": {exc}" if str(exc) else "")
                 + " (lower the sizes, or the limit with --max-bytes SIZE / TENSORCLI_MAX_BYTES)")
-    return name_the_flag(str(exc) or type(exc).__name__)
+    text = str(exc)
+    if isinstance(exc, ValueError) and ("output array is read-only" in text
+                                         or "destination is read-only" in text):
+        return ("the tensor is a read-only memory-mapped .npy (files of 64 MiB or more are mapped, not "
+                "copied): use the out-of-place op, or x.clone() first")
+    return name_the_flag(text or type(exc).__name__)
 
 
 def name_the_flag(text: str) -> str:

@@ -77,6 +77,8 @@ HELP = {
     "sizes": "Comma-separated sizes, e.g. 2,3.",
     "shape": "Comma-separated shape, e.g. 3,-1.",
     "equation": "Einstein summation equation, e.g. 'ij,jk->ik'.",
+    "keepdim": "Keep the reduced dims as size 1 (torch's keepdim=True).",
+    "accumulate": "Add values into input instead of overwriting (torch's accumulate=True).",
 }
 KIND_HELP = {
     TENSOR: "Tensor: JSON, .npy/.npz[:key]/.json path, or - for stdin.",

@@ -10,6 +10,25 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("_TYPER_FORCE_DISABLE_TERMINAL", "1")
 
+
+
+def _cache_click_conversion():
+    """Typer's CliRunner converts the app to a click command on every invoke; with ~400 op
+    commands that costs seconds per call, so tests convert each app object once."""
+    import typer.main
+    import typer.testing
+    orig, cache = typer.main.get_command, {}
+
+    def cached(app):
+        hit = cache.get(id(app))
+        if hit is None or hit[0] is not app:
+            hit = cache[id(app)] = (app, orig(app))
+        return hit[1]
+    typer.testing._get_command = cached
+
+
+_cache_click_conversion()
+
 try:
     import torch as _torch
     _torch.set_num_threads(1)

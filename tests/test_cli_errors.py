@@ -88,7 +88,7 @@ CORPUS = [
     ("index-put-no-indices", ["index-put", X, "--values", "[1]"], None, "Missing option '--indices'"),
     ("at-out-of-range", G + ["--index", IDX, "--at", "3,0"], None, "--at: 3,0 is not an element"),
     ("at-not-ints", G + ["--index", IDX, "--at", "a"], None, "--at: "),
-    ("explain-not-differentiable", ["nonzero", "[[0,1],[2,0]]", "--explain"], None, "--explain: "),
+    ("backward-not-differentiable", ["nonzero", "[[0,1],[2,0]]", "--backward"], None, "--backward: "),
     ("max-rows-negative", G + ["--index", IDX, "--explain", "--max-rows", "-1"], None, "--max-rows"),
     ("out-unknown-ext", G + ["--index", IDX, "-o", "r.txt"], None, "--out: unknown output extension .txt"),
     ("out-missing-dir", G + ["--index", IDX, "-o", "no/such/dir/r.npy"], None, "--out: cannot write"),

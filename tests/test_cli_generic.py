@@ -201,7 +201,7 @@ def test_help_examples_fold_at_option_boundaries(command):
 
 # registered without a command and without a `cli_reason` yet (reported to the nn owner: the reason
 # goes into its register(...) line)
-NO_REASON_YET = {"multi_head_attention_forward"}
+NO_REASON_YET = set()
 
 
 def test_every_registry_op_is_a_command_or_gives_a_reason():

@@ -99,7 +99,8 @@ def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
     return attn_mask
 
 
-@register(category="nn", function=False, cli=False)
+@register(category="nn", function=False, cli=False,
+          cli_reason="25 arguments (projection weights, masks, flags): build nn.MultiheadAttention in an expression")
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
