@@ -117,3 +117,35 @@ def test_junit_dash_writes_xml_to_stdout_that_parsers_accept(tmp_path):
 def test_junit_dash_with_json_is_refused():
     r = run("check", "examples", "--junit", "-", "--json")
     assert r.returncode == 2 and "--junit" in r.stderr
+
+
+# -- the group's help, drawn by tensorcli/render/group_help.py (start-up work, issue 11) ----------------
+# It must print exactly what Typer's rich help printed (typer.rich_utils, which it no longer imports).
+
+_TYPER_GROUP_HELP = """
+import sys
+from typer.core import TyperGroup
+import tensorcli.app as A
+A.TensorcliGroup.format_help = TyperGroup.format_help    # Typer's own rendering, for comparison
+sys.exit(A.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], []])
+@pytest.mark.parametrize("env", [{"COLUMNS": "100"}, {"COLUMNS": "60"}, {"COLUMNS": "150"},
+                                 {"COLUMNS": "100", "FORCE_COLOR": "1", "NO_COLOR": ""}])
+def test_group_help_is_what_typer_draws(args, env):
+    ours = run(*args, env=env)
+    typers = subprocess.run([sys.executable, "-c", _TYPER_GROUP_HELP, *args], capture_output=True, text=True,
+                            timeout=120, env={**ENV, **env})
+    assert ours.returncode == typers.returncode == 0
+    assert "Usage: " in ours.stdout and "╭─ indexing ops" in ours.stdout
+    assert ours.stdout == typers.stdout and ours.stderr == typers.stderr
+
+
+def test_group_help_imports_neither_core_nor_typer_rich_utils():
+    code = ("import sys; from tensorcli.app import main\ntry: main(['--help'])\nexcept SystemExit: pass\n"
+            "print([m for m in sys.modules if m in ('core', 'typer.rich_utils', 'rich.markdown', 'pygments')],"
+            " file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
+    assert r.stderr.strip().splitlines()[-1] == "[]"
