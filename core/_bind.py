@@ -61,8 +61,8 @@ def bind_family(module):
 # -- Python operators ----------------------------------------------------------------------------
 
 BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
-                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
-                   "eq", "ne", "lt", "le", "gt", "ge")
+                  "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
+                  "eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _install_operator_guards():
