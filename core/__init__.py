@@ -20,7 +20,7 @@ from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
-from .ops.registry import FUNCTIONS as _FUNCTIONS, OPS as _OPS
+from .ops.registry import FUNCTIONS as _FUNCTIONS, LAZY as _LAZY, OPS as _OPS, load_family as _load_family
 from ._bind import bind as _bind_tensor
 
 _bind_tensor()
@@ -34,7 +34,7 @@ long = int64
 int = int32
 short = int16
 
-globals().update(_FUNCTIONS)
+globals().update({k: v for k, v in _FUNCTIONS.items() if k not in _LAZY})  # lazy ones: __getattr__
 
 
 def result_type(tensor1, tensor2):
@@ -91,7 +91,17 @@ def __getattr__(name):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
+    if name in _LAZY and name in _FUNCTIONS:   # a function of a lazy op family: import it now
+        _load_family(_LAZY[name])
+        value = _FUNCTIONS[name]
+        if not hasattr(value, "lazy_family"):
+            globals()[name] = value
+            return value
     raise AttributeError(f"module 'core' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {n for n in _LAZY if n in _FUNCTIONS})
 
 
 __all__ = sorted(set(_FUNCTIONS) | {

@@ -21,20 +21,48 @@ INPLACE_FUNCTIONS = (
 
 
 def bind():
+    """Attach every recorded attribute (a lazy family's are placeholders: registry.LazyAttribute)
+    and register the hook that attaches a lazy family's real attributes once it is imported."""
     for name, value in registry.METHODS.items():
         setattr(Tensor, name, value)
     _install_operator_guards()
     for name in INPLACE_FUNCTIONS:
-        fn = getattr(Tensor, name, None)
+        fn = registry.METHODS[name] if name in registry.METHODS else getattr(Tensor, name, None)
+        if isinstance(fn, registry.LazyAttribute):
+            fn = registry.lazy_function(fn.module, name, registry.METHODS)
         if fn is not None:
             registry.FUNCTIONS.setdefault(name, fn)
+    registry.ON_LOAD.append(bind_family)
+
+
+_BOUND_FAMILIES = set()
+
+
+def bind_family(module):
+    """After a lazy family's import (core/ops/families.py): its real methods replace their placeholders
+    on Tensor, and torch.<name>_ aliases of its in-place methods become the real functions."""
+    if module in _BOUND_FAMILIES:
+        return
+    done = True
+    for name, owner in registry.LAZY.items():
+        value = registry.METHODS.get(name)
+        if owner != module or value is None:
+            continue
+        if registry.is_placeholder(value):   # not registered yet (the family is still importing)
+            done = False
+            continue
+        setattr(Tensor, name, value)
+        if name in INPLACE_FUNCTIONS and registry.is_placeholder(registry.FUNCTIONS.get(name)):
+            registry.FUNCTIONS[name] = value
+    if done:
+        _BOUND_FAMILIES.add(module)
 
 
 # -- Python operators ----------------------------------------------------------------------------
 
-_BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
-                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
-                   "eq", "ne", "lt", "le", "gt", "ge")
+BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+                  "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
+                  "eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _install_operator_guards():
@@ -42,7 +70,7 @@ def _install_operator_guards():
     numbers (None, str, list, ...), as torch's do: Python then gives `==` -> False and
     `+` -> "TypeError: unsupported operand type(s) for +: 'Tensor' and 'NoneType'"."""
     operand_types = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
-    for name in _BINARY_DUNDERS:
+    for name in BINARY_DUNDERS:
         attr = f"__{name}__"
         fn = Tensor.__dict__.get(attr)
         if fn is None or getattr(fn, "_operator_guard", False):

@@ -52,8 +52,17 @@ class Generator:
         t = _as_device(device).type
         if t != "cpu":
             raise RuntimeError(_NO_GENERATOR.get(t, f"{t.upper()} device type not an accelerator."))
-        self._bitgen = np.random.MT19937()
+        self._bg = None
         self.manual_seed(_DEFAULT_SEED)
+
+    @property
+    def _bitgen(self):
+        """NumPy's MT19937, made on first use: `import core` then skips numpy.random (~7 ms)."""
+        bg = self._bg
+        if bg is None:
+            bg = self._bg = np.random.MT19937()
+            bg._legacy_seeding(self._seed & 0xFFFFFFFF)    # key = init_genrand(seed), pos = 624
+        return bg
 
     @property
     def device(self):
@@ -63,7 +72,8 @@ class Generator:
         """mt19937(seed): init_genrand on the low 32 bits; initial_seed() keeps all 64 bits."""
         seed = _as_seed(seed)
         self._seed = seed
-        self._bitgen._legacy_seeding(seed & 0xFFFFFFFF)    # key = init_genrand(seed), pos = 624
+        if self._bg is not None:    # otherwise seeded when first used (_bitgen)
+            self._bg._legacy_seeding(seed & 0xFFFFFFFF)    # key = init_genrand(seed), pos = 624
         self._next_override = 0     # torch reports next_ = 0 until the first draw after seeding
         self._normal_double = None
         self._normal_float = None

@@ -157,6 +157,14 @@ class TensorcliGroup(TyperGroup):
             return TyperCommand(cmd_name, help=short, short_help=short, rich_help_panel=panel)
         return _light_params(cmd) if cmd is not None else None
 
+    def format_help(self, ctx, formatter):
+        """The group's help drawn by render/group_help.py: Typer's rich layout without importing
+        typer.rich_utils (rich.markdown, pygments: ~25 ms). Subcommands keep Typer's rendering."""
+        if self.rich_markup_mode != "rich" or not getattr(typer.core, "HAS_RICH", False):
+            return super().format_help(ctx, formatter)
+        from .render.group_help import print_group_help
+        print_group_help(self, ctx)
+
     def resolve_command(self, ctx, args):
         """An unknown command: suggestions from every command and every op in core's registry."""
         name = args[0] if args else None
@@ -341,7 +349,6 @@ Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 def build_app(only=None, modules=None) -> typer.Typer:
     """The Typer app. `only` (a set of command names) registers just those op commands (main()'s
     fast path); `modules` overrides COMMAND_MODULES (tests)."""
-    import importlib
     app = typer.Typer(name="tensorcli", cls=TensorcliGroup, help=APP_HELP, no_args_is_help=True,
                       add_completion=True, pretty_exceptions_enable=False,
                       context_settings={"help_option_names": ["-h", "--help"]})
@@ -355,8 +362,25 @@ def build_app(only=None, modules=None) -> typer.Typer:
                                        help="Print the manual page (roff) and exit: tensorcli --man | man -l -")):
         """tensorcli"""
 
-    from .commands import COMMAND_MODULES
-    for mod in COMMAND_MODULES if modules is None else modules:
+    from .commands import COMMAND_MODULES, op
+    mods = COMMAND_MODULES if modules is None else modules
+    if only is not None:   # main()'s fast path: only what the named command needs
+        op.register(app, only)
+        named = [m for m in mods if m in only]   # `tensorcli ops`, `show`, `check`: the module of that name
+        if not app.registered_commands and named:
+            _register_modules(app, named)
+        if app.registered_commands:   # (a named module that registered nothing is retried below: a no-op)
+            return app
+    _register_modules(app, mods)
+    if only is None:
+        op.register(app, only)
+    return app
+
+
+def _register_modules(app, mods):
+    """Import each command module (one not written yet is skipped) and let it add its commands."""
+    import importlib
+    for mod in mods:
         full = f"{__package__}.commands.{mod}"
         try:
             module = importlib.import_module(full)
@@ -367,9 +391,6 @@ def build_app(only=None, modules=None) -> typer.Typer:
         register = getattr(module, "register", None)
         if register is not None:  # a module still being written may not define it yet
             register(app)
-    from .commands import op
-    op.register(app, only)
-    return app
 
 
 _APP = None

@@ -168,11 +168,11 @@ def _help_of(info):
     ({"cli_explain": False, "cli_backward": False}, ("--explain", "--at", "--backward", "--max-rows"), ("--json",)),
 ])
 def test_explain_and_backward_options_only_where_the_op_offers_them(extras, absent, present):
-    import dataclasses
+    import copy
     from typer.testing import CliRunner
     from core.ops.registry import OPS
-    info = OPS["gather"]
-    info = dataclasses.replace(info, extras={**info.extras, **extras})
+    info = copy.copy(OPS["gather"])
+    info.extras = {**info.extras, **extras}
     out, app = _help_of(info)
     options = "\n".join(ln for ln in out.splitlines() if ln.startswith("│"))   # the option table
     for flag in absent:
@@ -183,3 +183,35 @@ def test_explain_and_backward_options_only_where_the_op_offers_them(extras, abse
     assert r.exit_code == 2 and "No such option" in r.output
     r = CliRunner().invoke(app, ["gather", "[[1,2]]", "--dim", "1", "--index", "[[1]]", "--json"])
     assert r.exit_code == 0 and '"data": [[2]]' in r.output
+
+
+# -- the group's help, drawn by tensorcli/render/group_help.py (start-up work, issue 11) ----------------
+# It must print exactly what Typer's rich help printed (typer.rich_utils, which it no longer imports).
+
+_TYPER_GROUP_HELP = """
+import sys
+from typer.core import TyperGroup
+import tensorcli.app as A
+A.TensorcliGroup.format_help = TyperGroup.format_help    # Typer's own rendering, for comparison
+sys.exit(A.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], []])
+@pytest.mark.parametrize("env", [{"COLUMNS": "100"}, {"COLUMNS": "60"}, {"COLUMNS": "150"},
+                                 {"COLUMNS": "100", "FORCE_COLOR": "1", "NO_COLOR": ""}])
+def test_group_help_is_what_typer_draws(args, env):
+    ours = run(*args, env=env)
+    typers = subprocess.run([sys.executable, "-c", _TYPER_GROUP_HELP, *args], capture_output=True, text=True,
+                            timeout=120, env={**ENV, **env})
+    assert ours.returncode == typers.returncode == 0
+    assert "Usage: " in ours.stdout and "╭─ indexing ops" in ours.stdout
+    assert ours.stdout == typers.stdout and ours.stderr == typers.stderr
+
+
+def test_group_help_imports_neither_core_nor_typer_rich_utils():
+    code = ("import sys; from tensorcli.app import main\ntry: main(['--help'])\nexcept SystemExit: pass\n"
+            "print([m for m in sys.modules if m in ('core', 'typer.rich_utils', 'rich.markdown', 'pygments')],"
+            " file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
+    assert r.stderr.strip().splitlines()[-1] == "[]"

@@ -11,7 +11,6 @@ from ..autograd.function import Op
 from ..tensor import Tensor, _wrap_dim
 from ..dtypes import scalar_name as _short
 from .inplace import ViewOp, _geom, _strided, _view
-from .linalg import bmm
 from .pointwise import _out
 from .registry import register
 
@@ -114,7 +113,7 @@ def _sumproduct_pair(left, right, sum_dims):
         raise RuntimeError(f"expected scalar type {_short(left.dtype)} but found {_short(right.dtype)}")
     left = left.permute(lperm).reshape(lro_size, lo_size, sum_size)
     right = right.permute(rperm).reshape(lro_size, sum_size, ro_size)
-    result = bmm(left, right)
+    result = left.bmm(right)    # Tensor.bmm: the linalg family is imported on first use
     return result.view(out_size).permute(operm)
 
 

@@ -4,28 +4,42 @@ the `core.X` namespace and the CLI's commands come from the same entries (signat
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
-from dataclasses import dataclass, field
+import sys
 
 from .. import _methods
 from .inplace import make_inplace
 
 
-@dataclass
 class OpInfo:
     """One registered op. `fn` is the public function (PyTorch's signature); `rule`
-    gives the `out[i][j] = ...` formula for data-movement ops as a function of (ndim, dim)."""
+    gives the `out[i][j] = ...` formula for data-movement ops as a function of (ndim, dim).
+    (A plain class with a dataclass's constructor, repr and equality: @dataclass costs ~0.4 ms of
+    `import core`.)"""
 
-    name: str
-    fn: object
-    category: str
-    summary: str
-    methods: tuple = ()
-    inplace: str | None = None
-    kind: str | None = None          # 'gather' | 'scatter' | 'view' | None: drives --explain
-    rule: object = None
-    cli: bool = False
-    extras: dict = field(default_factory=dict)
+    FIELDS = ("name", "fn", "category", "summary", "methods", "inplace", "kind", "rule", "cli", "extras")
+    __match_args__ = FIELDS
+    __hash__ = None
+
+    def __init__(self, name, fn, category, summary, methods=(), inplace=None, kind=None, rule=None, cli=False,
+                 extras=None):
+        self.name, self.fn, self.category, self.summary = name, fn, category, summary
+        self.methods, self.inplace = methods, inplace
+        self.kind = kind          # 'gather' | 'scatter' | 'view' | None: drives --explain
+        self.rule, self.cli, self.extras = rule, cli, {} if extras is None else extras
+
+    def _values(self):
+        return tuple(getattr(self, f) for f in self.FIELDS)
+
+    def __repr__(self):
+        fields = ", ".join(f"{f}={v!r}" for f, v in zip(self.FIELDS, self._values()))
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
 
     @property
     def signature(self):
@@ -53,10 +67,21 @@ def add_inplace(opname, name, fn):
 NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 
 
+def _parameter_names(fn):
+    """The names inspect.signature(fn) lists, read from the code object for a plain function
+    (inspect.signature costs ~17 us an op, ~6 ms of `import core` over every registration)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):
+        return inspect.signature(fn).parameters
+    flags = code.co_flags   # co_varnames: positional, keyword-only, then *args and **kwargs names
+    star = bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + star]
+
+
 def accept_numpy_aliases(fn):
     """Wrap fn so NumPy-style keywords reach the PyTorch parameter they alias (only for the
     parameters fn has); fn itself is untouched when no alias applies."""
-    params = inspect.signature(fn).parameters
+    params = _parameter_names(fn)
     table = {a: p for a, p in NUMPY_ALIASES.items() if p in params and a not in params}
     if not table:
         return fn
@@ -101,3 +126,100 @@ def export(fn=None, *, name=None):
         FUNCTIONS[name or f.__name__] = f
         return f
     return deco(fn) if fn is not None else deco
+
+
+# -- lazy families (core/ops/families.py) ----------------------------------------------------------
+# A family that `import core` does not import is represented by placeholders built from its row of
+# the generated table core/ops/lazy_table.py: a LazyOpInfo in OPS, a stub in FUNCTIONS, a
+# LazyAttribute in METHODS (bound on Tensor by _bind, so dir/hasattr see it). The first use of any of
+# them imports the family, whose registrations replace the placeholders; core/_bind.py then binds the
+# real attributes (its hook in ON_LOAD).
+
+LAZY: dict[str, str] = {}       # name in OPS / FUNCTIONS / METHODS -> the lazy family's module
+ON_LOAD: list = []               # hooks called with a lazy family's module after it is imported
+
+
+def load_family(module):
+    """Import a lazy family (its ops register themselves), then run the binding hooks."""
+    if module not in sys.modules:
+        importlib.import_module(module)
+    for hook in ON_LOAD:
+        hook(module)
+
+
+def _missing(module, name):
+    return RuntimeError(f"{module} did not register {name!r}: core/ops/lazy_table.py is stale "
+                        "(regenerate it: python -m core.ops)")
+
+
+class LazyOpInfo(OpInfo):
+    """The OpInfo of an op whose family is not imported yet: metadata from the table; `fn`, `rule`
+    (and `signature`) import the family and answer from the real entry."""
+
+    def __init__(self, module, name, category, summary, methods, inplace, kind, cli, extras, has_rule):
+        self.module, self.name, self.category, self.summary = module, name, category, summary
+        self.methods, self.inplace, self.kind, self.cli = tuple(methods), inplace, kind, cli
+        self.extras, self._has_rule = dict(extras), has_rule
+
+    def real(self) -> OpInfo:
+        load_family(self.module)
+        info = OPS.get(self.name)
+        if info is None or isinstance(info, LazyOpInfo):
+            raise _missing(self.module, self.name)
+        return info
+
+    @property
+    def fn(self):
+        return self.real().fn
+
+    @property
+    def rule(self):
+        return self.real().rule if self._has_rule else None
+
+
+class LazyAttribute:
+    """Tensor.<name> from a lazy family: the first access imports the family and returns the real
+    attribute (a bound method), which _bind then puts in this placeholder's place."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __get__(self, obj, cls=None):
+        load_family(self.module)
+        real = METHODS.get(self.name)
+        if real is None or isinstance(real, LazyAttribute):
+            raise _missing(self.module, self.name)
+        return real.__get__(obj, cls) if hasattr(real, "__get__") else real
+
+
+def lazy_function(module, name, table):
+    """core.<name> from a lazy family (`table` is FUNCTIONS, or METHODS for torch.relu_-style aliases
+    of in-place methods): imports the family, then calls the real function."""
+    def stub(*args, **kwargs):
+        load_family(module)
+        fn = table.get(name)
+        if fn is None or fn is stub or isinstance(fn, LazyAttribute):
+            raise _missing(module, name)
+        return fn(*args, **kwargs)
+    stub.__name__ = stub.__qualname__ = name
+    stub.lazy_family = module
+    return stub
+
+
+def add_lazy(module, row):
+    """Placeholders for the lazy family `module` from its table row (see core/ops/lazy_table.py)."""
+    for op in row["ops"]:
+        OPS[op[0]] = LazyOpInfo(module, *op)
+    for name in row["functions"]:
+        FUNCTIONS[name] = lazy_function(module, name, FUNCTIONS)
+    for name in row["methods"]:
+        METHODS[name] = LazyAttribute(module, name)
+    for name in (*(op[0] for op in row["ops"]), *row["functions"], *row["methods"]):
+        LAZY[name] = module
+
+
+def is_placeholder(value) -> bool:
+    """A lazy family's stand-in (LazyOpInfo, LazyAttribute or function stub), not yet replaced."""
+    return isinstance(value, (LazyOpInfo, LazyAttribute)) or hasattr(value, "lazy_family")
