@@ -7,7 +7,6 @@ them from the generated table op_table.py without importing core (regenerate it 
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import inspect
 import os
@@ -176,6 +175,7 @@ def core_fingerprint() -> str:
     """What the table was generated from: the names and sizes of core's .py files (~1 ms, no import)."""
     found = importlib.util.find_spec("core")
     root = os.path.dirname(found.origin) if found is not None and found.origin else ""
+    import hashlib   # ~2 ms, and only the staleness check needs it
     h = hashlib.sha1()
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x != "__pycache__")
@@ -323,7 +323,14 @@ def run_all_dims(info, specs, values, max_rows):
     print_dims(columns, no_color=values["cli_no_color"])
 
 
-if __name__ == "__main__":  # regenerate the table: python -m tensorcli.commands.op
+if __name__ == "__main__":  # regenerate the tables: python -m tensorcli.commands.op
+    import os
+    import subprocess
+    import sys
+    if os.environ.get("CORE_EAGER_FAMILIES") != "1":   # core's lazy-family table first, then this one
+        subprocess.run([sys.executable, "-m", "core.ops"], check=True)
+        os.execve(sys.executable, [sys.executable, "-m", "tensorcli.commands.op"],
+                  dict(os.environ, CORE_EAGER_FAMILIES="1"))
     with open(TABLE_MODULE, "w", encoding="utf-8") as fh:
         fh.write(table_source())
     print(f"wrote {TABLE_MODULE}")
