@@ -34,7 +34,7 @@ def _identity(name, doc):
         return input
     fn.__name__, fn.__doc__ = name, doc
     return register(category="pointwise", methods=(name,), cli=True,
-                    cli_example=f"tensorcli {name} '[1.0, -2.0]' --explain")(fn)
+                    cli_example=f"tensorcli {name.replace('_', '-')} '[1.0, -2.0]' --explain")(fn)
 
 
 conj = _identity("conj", "Complex conjugate (a view); a real tensor is returned itself.")
@@ -44,7 +44,7 @@ real = _identity("real", "The real part; a real tensor is returned itself.")
 
 
 @register(category="pointwise", methods=("conj_physical",), inplace="conj_physical_", cli=True,
-          cli_example="tensorcli conj_physical '[1.0, -2.0]' --explain")
+          cli_example="tensorcli conj-physical '[1.0, -2.0]' --explain")
 def conj_physical(input, *, out=None):
     """Complex conjugate (a copy for complex tensors); a real tensor is returned itself."""
     _check("conj_physical", input)
@@ -60,7 +60,7 @@ def imag(input):
 registry.export(imag)
 
 
-@register(category="pointwise", methods=("isreal",), cli=True, cli_example="tensorcli isreal '[1.0, -2.0]'")
+@register(category="logical", methods=("isreal",))   # no gradient, not a command (as isnan)
 def isreal(input):
     """True where the imaginary part is 0: everywhere for a real tensor (a bool tensor)."""
     _check("isreal", input)
