@@ -15,12 +15,13 @@ def _sum_dtype(input, dtype):
     return dtype
 
 
-def _reg(name, example):
+def _reg(name, example, **extras):
     return register(name="masked." + name, category="masked", function=False, cli=True,
-                    cli_example=f"tensorcli masked-{name} {example}")
+                    cli_example=f"tensorcli masked.{name} {example}", **extras)
 
 
 _EX = "'[[1.0,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain"
+_EX2 = "'[[1.0,2,3],[4,5,7]]' --mask '[[true,false,true],[false,true,true]]' --dim 1 --explain"   # 2 per row
 
 
 @_reg("sum", _EX)
@@ -113,7 +114,8 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return FUNCTIONS["logsumexp"](combine("logsumexp", input, mask), dims, keepdim=keepdim).to(dtype=dtype)
 
 
-@_reg("norm", "'[[1.0,-2,3],[4,5,6]]' --ord 2 --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain")
+@_reg("norm", "'[[1.0,-2,3],[4,5,6]]' --ord 2 --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain",
+      cli_params={"ord": "number"})
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Vector ord-norm of the masked-in elements over dim (linalg.vector_norm, masked-out as 0)."""
     dtype = input.dtype if dtype is None else dtype
@@ -150,13 +152,13 @@ def _std_var(input, dim, unbiased, correction_opt, keepdim, dtype, mask, take_sq
     return output.sqrt() if take_sqrt else output
 
 
-@_reg("var", _EX)
+@_reg("var", _EX2)
 def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """Variance of the masked-in elements over dim (correction 1 by default)."""
     return _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, False)
 
 
-@_reg("std", _EX)
+@_reg("std", _EX2)
 def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """Standard deviation of the masked-in elements over dim (correction 1 by default)."""
     return _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, True)
