@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 
 from ...tensor import Tensor, _wrap_dim
+from ..pointwise import DivBackward1
 from ..registry import FUNCTIONS, register
 from ..shape.join import cat
 
@@ -93,18 +94,13 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError("torch.gradient does not support uint8 input.")
     spacing = 1 if spacing is None else spacing
     dims = None if dim is None else ([dim] if isinstance(dim, numbers.Integral) else list(dim))
-    single = dim is not None and isinstance(dim, numbers.Integral)
+    axes = dims if dims is not None else list(range(input.dim()))
     if isinstance(spacing, (list, tuple)):
         sp = list(spacing)
-        _pre_check(input, len(sp), None if single else dims, edge_order)
-    else:
-        _pre_check(input, None, None if single else dims, edge_order)
-        if single:
-            _pre_check(input, None, dims, edge_order)
-        sp = [spacing] * (len(dims) if dims is not None else input.dim())
-    axes = dims if dims is not None else list(range(input.dim()))
-    if single and len(sp) != 1:
         _pre_check(input, len(sp), dims, edge_order)
+    else:
+        sp = [spacing] * len(axes)
+        _pre_check(input, None, dims, edge_order)
     out = []
     for x, d in zip(sp, axes):
         d = _wrap_dim(d, input.dim())
@@ -139,7 +135,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         elif x.dim() < y.dim():
             x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
         step = _sl(x, d, 1) - _sl(x, d, 0, -1)
-        return ((_sl(y, d, 0, -1) + _sl(y, d, 1)) * step).cumsum(d) / 2.
+        return DivBackward1.apply(((_sl(y, d, 0, -1) + _sl(y, d, 1)) * step).cumsum(d), 2.0)  # `/ 2.`: a scalar
     if y.dtype.name == "bool":
         raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
     d = _wrap_dim(dim, y.dim())

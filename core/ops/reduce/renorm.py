@@ -35,7 +35,8 @@ def _norm_backward(go, x, p, norm, axes):
         mask = (x.abs() == norm)
         return x.sgn() * (go / mask.sum(axes, keepdim=True)) * mask
     if p < 1:
-        return where(zero, x * 0, x.sgn() * x.abs().pow(p - 1) * go / norm.pow(p - 1))
+        scaled = where(x == 0, x * 0, x.sgn() * x.abs().pow(p - 1))     # torch masks x == 0 to 0
+        return where(zero, x * 0, scaled * go / norm.pow(p - 1))
     return where(zero, x * 0, x * x.abs().pow(p - 2) * go / norm.pow(p - 1))
 
 
