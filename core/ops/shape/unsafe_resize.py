@@ -17,10 +17,6 @@ class UnsafeSplitBackward0(SplitBackward0):
     pass
 
 
-class UnsafeSplitWithSizesBackward0(SplitBackward0):
-    pass
-
-
 def _unsafe(pieces, input, dim, cls):
     """Re-run split's pieces as one node whose outputs are plain tensors sharing input's memory."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -42,13 +38,6 @@ def unsafe_split(input, split_size, dim=0):
         raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
                         f"{type(split_size).__name__}")
     return _unsafe(split(input.detach(), split_size, dim), input, dim, UnsafeSplitBackward0)
-
-
-@register(category="shape", methods=("unsafe_split_with_sizes",), cli=True,
-          cli_example="tensorcli unsafe-split-with-sizes '[[1,2,3],[4,5,6]]' --split-sizes 1,2 --dim 1")
-def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    """split_with_sizes whose pieces are not tracked as views."""
-    return _unsafe(split(input.detach(), list(split_sizes), dim), input, dim, UnsafeSplitWithSizesBackward0)
 
 
 def sum_to_size(self, *size):
