@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes as _dt
+from ...tensor import Tensor
+from ..registry import register
 from . import _special_kernels as K
+from ._common import _out, quietly
 from .special_poly import _no_grad
 
 _2_OVER_PI = 0.636619772367581343075535053490057448
@@ -248,14 +252,17 @@ def _airy_series(x):
     return 0.355028053887817239260 * f - 0.258819403792806798405 * g
 
 
-def airy_ai(x):
-    """Ai(x): the asymptotic forms below -2.09 and above 2.09 (pure above 8.32), the series between."""
+def airy_ai(x, work=np.float64):
+    """Ai(x): the asymptotic forms below -2.09 and above 2.09 (pure above 8.32), the series between. The phase
+    t of the oscillating branch is rounded to the working dtype `work` as torch's float kernel rounds it (it
+    dominates float32's error for large -x)."""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         xn = np.where(x < -2.09, x, -3.0)
         z = 1.0 / (-2.0 * xn * np.sqrt(-xn) / 3.0)
         zz = z * z
-        t = -2.0 * xn * np.sqrt(-xn) / 3.0 + 0.25 * np.pi
+        xw = xn.astype(work)
+        t = (work(-2.0) * xw * np.sqrt(-xw) / work(3.0) + work(0.25 * np.pi)).astype(np.float64)
         neg = _1_SQRT_PI / np.sqrt(np.sqrt(-xn)) * (np.sin(t) * (1.0 + zz * _horner(_AIRY_AFN, zz) / _horner(_AIRY_AFD, zz))
                                                    - np.cos(t) * (z * _horner(_AIRY_AGN, zz) / _horner(_AIRY_AGD, zz)))
         xp = np.where(x >= 2.09, x, 3.0)
@@ -356,7 +363,16 @@ def _k(x, order, scaled):
     return np.where(np.isnan(x), np.nan, r)
 
 
-airy_ai_op = _no_grad("airy_ai", airy_ai)
+# not _no_grad (which evaluates in float64): airy_ai's phase is rounded to the input's dtype
+
+def _airy_fn(input, *, out=None):
+    d = input._data if input._data.dtype.kind == "f" else input._data.astype(_dt.get_default_dtype().np)
+    r = quietly(airy_ai, d.astype(np.float64), d.dtype.type)
+    return _out(Tensor._make(np.asarray(r).astype(d.dtype)), out)
+
+
+_airy_fn.__name__, _airy_fn.__doc__ = "airy_ai", "special.airy_ai(input) (no gradient)."
+airy_ai_op = register(name="special.airy_ai", category="pointwise", function=False)(_airy_fn)
 bessel_y0_op = _no_grad("bessel_y0", bessel_y0)
 bessel_y1_op = _no_grad("bessel_y1", bessel_y1)
 modified_bessel_k0 = _no_grad("modified_bessel_k0", lambda x: _k(x, 0, False))
