@@ -32,6 +32,8 @@ def test_fill_values_follow_torchs_stream(torch, name, args, dtype, n):
     lambda m: m.empty(3).log_normal_(0.0, -1.0),
     lambda m: m.empty(3).uniform_(2.0, 1.0),
     lambda m: m.empty(3, dtype=m.int64).cauchy_(),
+    lambda m: m.empty(3).cauchy_(0.0, 0.0),
+    lambda m: m.empty(3).cauchy_(0.0, -1.5),
 ])
 def test_fill_errors(torch, call):
     ec, et = same_error(lambda: call(core), lambda: call(torch))

@@ -234,6 +234,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
                            f"point but you specified {_CPP_NAMES.get(self.dtype.name, self.dtype.name)}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
     gen = gen_or_default(generator)
     return _fill(self, K.cauchy(gen, self._data.size, median, sigma))
 
