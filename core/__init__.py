@@ -87,7 +87,7 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 def __getattr__(name):
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg", "special"):
+                "functional", "linalg", "special", "signal", "masked"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod

@@ -227,9 +227,17 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _fill(self, K.log_normal(gen, self._data.size, mean, std))
 
 
+_CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}   # C++ type names in torch's cauchy_ message
+
+
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Tensor.cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5))."""
-    _require_float(self, "cauchy_cpu")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_CPP_NAMES.get(self.dtype.name, self.dtype.name)}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
     gen = gen_or_default(generator)
     return _fill(self, K.cauchy(gen, self._data.size, median, sigma))
 

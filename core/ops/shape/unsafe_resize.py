@@ -1,0 +1,124 @@
+"""unsafe_chunk / unsafe_split (split's pieces without view tracking: UnsafeSplitBackward0), sum_to_size,
+as_strided_scatter (AsStridedScatterBackward0) and the storage-level resize_ / resize_as_, as PyTorch."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.function import Op
+from ...tensor import _wrap_dim
+from .. import registry
+from ..registry import register
+from ._util import _int, _shape_str, _sizes
+from .split import SplitBackward0, _split_bounds, chunk, split
+from .views import _as_strided_args, as_strided, view
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    pass
+
+
+def _unsafe(pieces, input, dim, cls):
+    """Re-run split's pieces as one node whose outputs are plain tensors sharing input's memory."""
+    d = _wrap_dim(dim, input._data.ndim)
+    return cls.apply(input, d, _split_bounds([p._data.shape[d] for p in pieces]))
+
+
+@register(category="shape", methods=("unsafe_chunk",), cli=True,
+          cli_example="tensorcli unsafe-chunk '[[1,2,3],[4,5,6]]' --chunks 2 --dim 1 --explain")
+def unsafe_chunk(input, chunks, dim=0):
+    """chunk whose pieces are not tracked as views (in-place on them is not checked), as torch.unsafe_chunk."""
+    return _unsafe(chunk(input.detach(), chunks, dim), input, dim, UnsafeSplitBackward0)
+
+
+@register(category="shape", methods=("unsafe_split",), cli=True, cli_params={"split_size": "int"},
+          cli_example="tensorcli unsafe-split '[[1,2,3],[4,5,6]]' --split-size 2 --dim 1 --explain")
+def unsafe_split(input, split_size, dim=0):
+    """split by an int size whose pieces are not tracked as views, as torch.unsafe_split."""
+    if not isinstance(split_size, (int, np.integer)) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return _unsafe(split(input.detach(), split_size, dim), input, dim, UnsafeSplitBackward0)
+
+
+def sum_to_size(self, *size):
+    """Sum self down to size (which self must expand from): leading dims summed away, dims of size 1
+    summed with keepdim (SumBackward1, then ViewBackward0 when leading dims go); self itself when equal."""
+    shape = tuple(_sizes(size, "sum_to_size", "size"))
+    have = tuple(self._data.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(s != 1 and s != h for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {{{_shape_str(shape)}}} is not expandable to size {{{_shape_str(have)}}}.")
+    if not shape:          # at::sum_to: an empty target is a full sum (SumBackward0), even from 0-d
+        return self.sum()
+    if shape == have:
+        return self
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1]
+    r = self.sum(dims, keepdim=True) if dims else self
+    return view(r, shape) if lead else r
+
+
+registry.method("sum_to_size", sum_to_size)
+
+
+class AsStridedScatterBackward0(Op):
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, a, src, size, stride, off):
+        ctx.geom = (size, stride, off)
+        out = np.ascontiguousarray(a._data).copy()
+        flat = out.reshape(-1)
+        region = np.lib.stride_tricks.as_strided(flat[off:], size, [s * out.itemsize for s in stride])
+        region[...] = src._data
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        # torch's as_strided_scatter_backward: input's gradient is g INSIDE the region (zero elsewhere),
+        # src's is g's region
+        size, stride, off = ctx.geom
+        region = as_strided(g.contiguous(), size, stride, off)
+        return as_strided_scatter(g * 0, region, size, stride, off), region
+
+
+# not a command: torch's gradient for input (mirrored) is not the derivative (torch.autograd.gradcheck fails
+# on torch's own as_strided_scatter), so --explain's perturbation check cannot agree with --backward
+@register(category="shape", methods=("as_strided_scatter",))
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input whose as_strided(size, stride, storage_offset) region holds src."""
+    dense = input if input.is_contiguous() else input.contiguous()
+    size, stride, off = _as_strided_args(dense, size, stride, storage_offset)
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{_shape_str(src.shape)}, slice size = {_shape_str(size)}")
+    if src.dtype != input.dtype:
+        src = src.to(input.dtype)
+    return AsStridedScatterBackward0.apply(input, src, tuple(size), tuple(stride), off)
+
+
+def resize_(self, *size, memory_format=None):
+    """Resize in place: the first numel elements of self's data in memory order, laid out contiguously in
+    the new shape (new elements are zero here, uninitialised in torch); RuntimeError when self requires
+    grad."""
+    shape = tuple(_sizes(size, "resize_", "size"))
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if shape == tuple(self._data.shape):
+        return self
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = self._data.ravel(order="K")
+    data = np.zeros(n, dtype=flat.dtype)
+    data[:min(n, flat.size)] = flat[:n]
+    self._data = data.reshape(shape)
+    self._vc[0] += 1
+    return self
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """resize_(the_template.shape)."""
+    return resize_(self, the_template.shape)
+
+
+registry.method("resize_", resize_)
+registry.method("resize_as_", resize_as_)
+registry.export(resize_as_)
