@@ -21,6 +21,9 @@ erfcx, i0e, i1, i1e = (_OPS["special." + n].fn for n in ("erfcx", "i0e", "i1", "
 ndtr, ndtri, log_ndtr, entr = (_OPS["special." + n].fn for n in ("ndtr", "ndtri", "log_ndtr", "entr"))
 globals().update({n: _OPS["special." + n].fn for n in _POLY_NAMES})
 xlog1py, zeta, bessel_j0, bessel_j1 = (_OPS["special." + n].fn for n in ("xlog1py", "zeta", "bessel_j0", "bessel_j1"))
+_BESSEL_MORE = ["airy_ai", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+                "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
+globals().update({n: _OPS["special." + n].fn for n in _BESSEL_MORE})
 
 def round(input, *, decimals=0, out=None):
     """torch.special.round: round(input, decimals=decimals) (PyTorch's RoundBackward1 overload)."""
@@ -37,7 +40,7 @@ def log_softmax(input, dim, *, dtype=None):
     return _log_softmax(input, dim, dtype=dtype)
 
 
-__all__ = _POLY_NAMES + ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+__all__ = _POLY_NAMES + _BESSEL_MORE + ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
            "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
            "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
            "xlogy", "zeta"]

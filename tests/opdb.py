@@ -95,10 +95,15 @@ def core_counterpart(op):
     return call
 
 
+RANDOM_FILLS = {"cauchy", "exponential", "geometric", "log_normal", "uniform"}
+
+
 def _core_callable(op):
     name = op.name
     if name.startswith("__") and name.endswith("__"):
         return (lambda x, *a, **k: getattr(x, name)(*a, **k)) if name in core.Tensor.__dict__ else None
+    if name in RANDOM_FILLS:   # op_db's OpInfo is the Tensor method `name_` under wrapper_set_seed
+        return lambda x, *a, **k: getattr(x, name + "_")(*a, **k)
     fn = _resolve(name)
     if fn is not None and callable(fn) and not isinstance(fn, type):
         return fn

@@ -18,7 +18,8 @@ import sys
 from . import lazy_table, registry
 
 # import order = registration order (OPS lists ops in this order; a later family may override)
-ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion")
+ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion",
+         "creation_more", "masked")
 LAZY = ("linalg", "sorting", "random", "nn")
 EAGER = os.environ.get("CORE_EAGER_FAMILIES") == "1"
 ORIGIN: dict[str, dict] = {}    # eager mode only: family -> what it registered (the table's source)

@@ -28,6 +28,7 @@ from .binary_math import (bitwise_left_shift, bitwise_right_shift, copysign, fma
 
 from .addc import addcdiv, addcmul
 from . import special_ops, special_poly
+from . import special_bessel_more  # noqa: F401  (registers on import)
 from .special_ops import frexp, igamma, igammac, mvlgamma, nextafter, polygamma
 
 _MODULES = (_common, addc, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy, special,

@@ -8,6 +8,7 @@ from .cumulative import diff, logcumsumexp, trapezoid
 from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, dist,
                          logsumexp, max, mean, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean)
 from .statistics import bincount, corrcoef, cov, histc
+from . import gradient_trapz, histogram, native_norms, renorm  # noqa: E402,F401  (register on import)
 
 
 def _export_flat_namespace(*modules):
