@@ -435,10 +435,17 @@ class Op(Node):
     def apply(cls, *args, **kwargs):
         """Run forward; record a node when grad mode is on and an input requires grad."""
         if STATE.grad_enabled:
-            inputs = _differentiable_inputs(args)
-            for t in inputs:
-                if t._requires_grad:
-                    return cls._record(inputs, args, kwargs)
+            for a in args:      # the common case (plain Tensors and numbers) without building a list
+                ta = type(a)
+                if ta is Tensor:
+                    if a._requires_grad:
+                        return cls._record(_differentiable_inputs(args), args, kwargs)
+                elif ta is not int and ta is not float and a is not None and ta is not str:
+                    inputs = _differentiable_inputs(args)
+                    for t in inputs:
+                        if t._requires_grad:
+                            return cls._record(inputs, args, kwargs)
+                    break
         out = cls.forward(_ForwardCtx(), *args, **kwargs)
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
