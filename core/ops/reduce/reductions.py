@@ -46,6 +46,12 @@ def _expand_back(g, shape, dims, keepdim):
 
 
 def _np_expand_back(g, shape, dims, keepdim):
+    """NumPy twin of _expand_back: a read-only broadcast view (no copy), as PyTorch's expand."""
+    if type(g) is np.ndarray and g.size == 1 and g.flags.c_contiguous and shape:
+        # a one-element gradient (sum over everything): the view built directly, ~10x cheaper than broadcast_to
+        v = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        v.flags.writeable = False
+        return v
     if not keepdim and dims is not None and len(shape):
         g = np.expand_dims(g, dims)
     return np.broadcast_to(g, shape)
@@ -57,8 +63,10 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
-        # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them
-        r = d.sum(axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=None if npdt == d.dtype and d.dtype.kind == "f" else npdt)
+        # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them.
+        # np.add.reduce is what ndarray.sum runs, minus a Python wrapper
+        r = np.add.reduce(d, _axis(dims, d.ndim), None if npdt == d.dtype and d.dtype.kind == "f" else npdt,
+                          None, keepdim)
         return r if type(r) is np.ndarray else np.asarray(r)
 
     @staticmethod
