@@ -97,3 +97,20 @@ def test_sum_backward_is_a_read_only_broadcast(torch, shape):
     assert leaf.grad.numpy().flags.writeable
     leaf.grad.add_(1)
     assert_same(leaf.grad, torch.ones(shape) + 1)
+
+
+@pytest.mark.parametrize("alpha,beta", [(1, 1), (0.5, 2.0)])
+def test_addmm_column_major_mat2_gradient_layout(torch, alpha, beta):
+    """torch.addmm(b, x, w.t()): the weight's gradient comes back C-contiguous through TBackward0 (mm_mat2_backward's
+    column-major rule), with alpha and beta applied as torch does."""
+    rng = np.random.default_rng(4)
+    b, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((5,), (3, 4), (5, 4)))
+    res = []
+    for lib in (core, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in (b, x, w)]
+        out = lib.addmm(ts[0], ts[1], ts[2].t(), alpha=alpha, beta=beta)
+        (out * out).sum().backward()
+        res.append([out] + [t.grad for t in ts])
+    for c, t in zip(*res):
+        assert_same(c, t, rtol=1e-5, atol=1e-5)
+    assert res[0][3].stride() == res[1][3].stride()
