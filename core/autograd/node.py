@@ -99,6 +99,18 @@ def _intern(key):
 
 
 _INTERNED = {}
+_ONE = {}
+
+
+def _meta1(d):
+    """The interned ((shape, dtype),) meta of one array: one dict lookup instead of two _intern calls."""
+    key = (d.shape, d.dtype)
+    m = _ONE.get(key)
+    if m is None:
+        if len(_ONE) > 16384:
+            _ONE.clear()
+        m = _ONE[key] = _intern((_intern(key),))
+    return m
 
 
 class Node:
@@ -208,7 +220,7 @@ class Node:
     def _run_backward(self, grads):
         """Gradients w.r.t. this node's inputs. Without create_graph the engine may pass (and, from
         backward_np, get back) bare NumPy arrays, sparing a Tensor per edge."""
-        if self._materialize and any(g is None for g in grads):
+        if self._materialize and (grads[0] is None if len(grads) == 1 else any(g is None for g in grads)):
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
         if self.backward_np is not None and not STATE.grad_enabled:
             return self._run_backward_np(grads)
@@ -388,24 +400,27 @@ class Op(Node):
         raise NotImplementedError
 
     def _init_node(self, inputs, args):
+        """Sequence number, edges, input metas and needs_input_grad, in one pass over the inputs."""
         self._seq = next(_seq)
-        if len(inputs) == 1:
+        n = len(inputs)
+        if n == 1:
             t = inputs[0]
-            d = t._data
-            self._input_meta = _intern((_intern((d.shape, d.dtype)),))
-            if not t._requires_grad:
+            self._input_meta = _meta1(t._data)
+            rg = t._requires_grad
+            if not rg:
                 self._next = (None, 0)
             elif t.grad_fn is not None:
                 self._next = (t.grad_fn, t._output_nr)
             else:
                 self._next = (get_accumulator(t), 0)
+            need = (rg,)
         else:
-            edges = []
-            meta = []
+            edges, meta, need = [], [], []
             for t in inputs:
-                d = t._data
-                meta.append(_intern((d.shape, d.dtype)))
-                if not t._requires_grad:
+                meta.append(_meta1(t._data)[0])
+                rg = t._requires_grad
+                need.append(rg)
+                if not rg:
                     edges += (None, 0)
                 elif t.grad_fn is not None:
                     edges += (t.grad_fn, t._output_nr)
@@ -413,23 +428,23 @@ class Op(Node):
                     edges += (get_accumulator(t), 0)
             self._next = tuple(edges)
             self._input_meta = _intern(tuple(meta))
-        if self.grads_per_arg:
-            if len(inputs) == len(args) and all(a is t for a, t in zip(args, inputs)):
-                # every argument is a tensor: grads map one to one
-                self._positions = None
-                self.needs_input_grad = tuple(t._requires_grad for t in inputs)
-            else:
-                pos, need = [], []
-                for i, a in enumerate(args):
-                    if isinstance(a, Tensor):
-                        pos.append(i)
-                        need.append(a._requires_grad)
-                    else:
-                        need.append(False)
-                self._positions = tuple(pos)
-                self.needs_input_grad = tuple(need)
+            need = tuple(need)
+        if not self.grads_per_arg:
+            self.needs_input_grad = need
+        elif len(args) == n and (args[0] is inputs[0] if n == 1 else all(a is t for a, t in zip(args, inputs))):
+            # every argument is a tensor: grads map one to one
+            self._positions = None
+            self.needs_input_grad = need
         else:
-            self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+            pos, need = [], []
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):
+                    pos.append(i)
+                    need.append(a._requires_grad)
+                else:
+                    need.append(False)
+            self._positions = tuple(pos)
+            self.needs_input_grad = tuple(need)
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -475,7 +490,7 @@ class Op(Node):
         r = Tensor._make(out, True, node, 0)
         if cls.is_view:
             _mark_view(r, args[0])
-        node._output_meta = _intern((_intern((out.shape, out.dtype)),))
+        node._output_meta = _meta1(out)
         if cls.save_output:
             node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
         return r
