@@ -93,19 +93,23 @@ def _root_buffers(outputs, grads):
 
 
 def _dependencies(roots):
-    """How many edges lead into each node reachable from the roots."""
+    """How many edges lead into each node reachable from the roots (a node is walked when first counted;
+    a root reached from another root is already on the stack)."""
     deps = {}
-    seen = set(roots)     # a root may also be reached from another root: walk every node once
+    rootset = set(roots)
     stack = list(roots)
     while stack:
         n = stack.pop()
         for fn in n._next[::2]:
             if fn is None:
                 continue
-            deps[fn] = deps.get(fn, 0) + 1
-            if fn not in seen:
-                seen.add(fn)
-                stack.append(fn)
+            c = deps.get(fn)
+            if c is None:
+                deps[fn] = 1
+                if fn not in rootset:
+                    stack.append(fn)
+            else:
+                deps[fn] = c + 1
     return deps
 
 

@@ -258,6 +258,18 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        if len(self._next) == 2:    # one input: no lists to zip
+            g = res[0] if res else None
+            if g is None or self._next[0] is None:
+                return [None]
+            shape, dt = self._input_meta[0]
+            if type(g) is not np.ndarray:
+                g = np.asarray(g)
+            if g.shape != shape:
+                g = np_sum_to_shape(g, shape)
+            if g.dtype != dt:
+                g = g.astype(dt)
+            return [g]
         out = []
         for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
             if g is None or fn is None:
@@ -365,7 +377,11 @@ def _differentiable_inputs(args):
     out = []
     for a in args:
         ta = type(a)
-        if ta is Tensor or isinstance(a, Tensor):
+        if ta is Tensor:
+            out.append(a)
+        elif ta is int or ta is float or a is None:
+            continue
+        elif isinstance(a, Tensor):
             out.append(a)
         elif (ta is list or ta is tuple) and a and isinstance(a[0], Tensor):
             out.extend(x for x in a if isinstance(x, Tensor))
@@ -435,6 +451,10 @@ class Op(Node):
             # every argument is a tensor: grads map one to one
             self._positions = None
             self.needs_input_grad = need
+        elif n == 1 and args[0] is inputs[0]:
+            # one tensor first, then numbers and options (x * 2, x.pow(3)...)
+            self._positions = (0,)
+            self.needs_input_grad = need + (False,) * (len(args) - 1)
         else:
             pos, need = [], []
             for i, a in enumerate(args):
