@@ -100,7 +100,8 @@ def _dependencies(roots):
     stack = list(roots)
     while stack:
         n = stack.pop()
-        for fn in n._next[::2]:
+        nxt = n._next
+        for fn in ((n._fn0,) if nxt is None else nxt[::2]):
             if fn is None:
                 continue
             c = deps.get(fn)
@@ -141,6 +142,8 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
         if not retain_graph and node._saved is not None:
             node._release()
         nxt = node._next
+        if nxt is None:
+            nxt = (node._fn0, node._nr0)
         for i, g in enumerate(out_grads):
             fn = nxt[2 * i]
             if fn is None:
@@ -165,7 +168,7 @@ def _node_grads(node, gs):
             out_grads = node._run_backward(gs)
             break
     else:
-        out_grads = [None] * (len(node._next) // 2)
+        out_grads = [None] * (len(node._edges()) // 2)
     if node._post_hooks:
         out_grads = _node._as_tensors(out_grads)
         for hook in list(node._post_hooks.values()):

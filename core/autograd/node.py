@@ -117,9 +117,13 @@ class Node:
     """Base of every graph node (PyTorch's torch.autograd.graph.Node).
 
     Edges are stored flat in `_next` = (fn0, nr0, fn1, nr1, ...): one tuple per node instead of one per edge
-    plus one (fewer GC-tracked objects per node); `next_functions` gives PyTorch's ((fn, nr), ...) view."""
+    plus one (fewer GC-tracked objects per node); a one-input op node keeps its edge in `_fn0` / `_nr0` with
+    `_next = None`, so it is the only object the cyclic GC tracks for it (a 100,000-node chain is walked by
+    every full collection). `_edges()` gives the flat form, `next_functions` PyTorch's ((fn, nr), ...) view."""
 
     _next = ()
+    _fn0 = None
+    _nr0 = 0
     _saved = None
     _freed = False
     _tensor_hooks = None      # {output_nr: {handle_id: fn}}
@@ -134,12 +138,16 @@ class Node:
 
     @property
     def next_functions(self):
-        n = self._next
+        n = self._edges()
         return tuple(zip(n[::2], n[1::2]))
 
     @next_functions.setter
     def next_functions(self, edges):
         self._next = tuple(x for e in edges for x in e)
+
+    def _edges(self):
+        n = self._next
+        return n if n is not None else (self._fn0, self._nr0)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -230,7 +238,7 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
-        fns = self._next[::2]
+        fns = self._edges()[::2]
         n = len(fns)
         if len(res) != n:
             if len(res) > n and all(r is None for r in res[n:]):
@@ -258,9 +266,9 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
-        if len(self._next) == 2:    # one input: no lists to zip
+        if self._next is None:    # one input: no lists to zip
             g = res[0] if res else None
-            if g is None or self._next[0] is None:
+            if g is None or self._fn0 is None:
                 return [None]
             shape, dt = self._input_meta[0]
             if type(g) is not np.ndarray:
@@ -271,7 +279,7 @@ class Node:
                 g = g.astype(dt)
             return [g]
         out = []
-        for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
+        for g, (shape, dt), fn in zip(res, self._input_meta, self._edges()[::2]):
             if g is None or fn is None:
                 out.append(None)
                 continue
@@ -423,12 +431,14 @@ class Op(Node):
             t = inputs[0]
             self._input_meta = _meta1(t._data)
             rg = t._requires_grad
+            self._next = None
             if not rg:
-                self._next = (None, 0)
+                pass
             elif t.grad_fn is not None:
-                self._next = (t.grad_fn, t._output_nr)
+                self._fn0 = t.grad_fn
+                self._nr0 = t._output_nr
             else:
-                self._next = (get_accumulator(t), 0)
+                self._fn0 = get_accumulator(t)
             need = (rg,)
         else:
             edges, meta, need = [], [], []
