@@ -485,7 +485,7 @@ class Op(Node):
                 if ta is Tensor:
                     if a._requires_grad:
                         return cls._record(_differentiable_inputs(args), args, kwargs)
-                elif ta is not int and ta is not float and a is not None and ta is not str:
+                elif ta is list or ta is tuple or (ta is not int and ta is not float and isinstance(a, Tensor)):
                     inputs = _differentiable_inputs(args)
                     for t in inputs:
                         if t._requires_grad:

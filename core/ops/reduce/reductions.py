@@ -93,8 +93,12 @@ def _sum_dtype(t, dtype):
           cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
+    if dim is None:
+        # sum over everything (the common call): a float input keeps its dtype
+        fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
+        return SumBackward0.apply(input, None, keepdim, fdt or _sum_dtype(input, dtype))
     dims = _dims(dim, input._data.ndim)
-    if dims is None and dim is not None:   # sum(dim=()) reduces everything, through the dim overload
+    if dims is None:   # sum(dim=()) reduces everything, through the dim overload
         dims = tuple(range(input._data.ndim))
     cls = SumBackward0 if dims is None else SumBackward1
     return cls.apply(input, dims, keepdim, _sum_dtype(input, dtype))
