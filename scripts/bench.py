@@ -29,10 +29,12 @@ import numpy as np  # noqa: E402
 
 import core  # noqa: E402
 
-# CPU time of this process, not wall time: everything timed here runs on one thread (torch single-threaded, one
-# BLAS thread), and on a machine shared with other jobs wall time mostly measures the scheduler (measured: the
-# same tiny graph at 0.03 ms or 0.23 ms wall depending on the load, within 10% in CPU time).
-CLOCK = time.process_time
+# CPU time of this thread, not wall time: everything timed here runs on the calling thread (torch single-threaded,
+# one BLAS thread). On a machine shared with other jobs wall time mostly measures the scheduler, and unevenly: a
+# batch of calls longer than a time slice is always preempted, a shorter one often not (measured under load:
+# SGD.step 0.93 ms wall vs 0.13 ms CPU for core, 0.027 vs 0.025 ms for torch). Thread time also leaves out
+# helper threads that spin (process time once counted 0.33 ms for torch's 0.03 ms SGD.step).
+CLOCK = time.thread_time
 
 
 def timeit(fn, min_time=0.3, max_reps=10000):
