@@ -121,7 +121,7 @@ def test_chain_leaves_few_gc_objects():
         y = y * 1.0
     gc.collect()
     per_node = (len(gc.get_objects()) - before) / 1000
-    assert per_node <= 1.1, per_node    # the node itself: its one edge lives in its own attributes
+    assert per_node <= 1.05, per_node   # the node itself: its edge in its own attributes, metas and flags shared
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones(4, np.float32))
 

@@ -100,6 +100,7 @@ def _intern(key):
 
 _INTERNED = {}
 _ONE = {}
+_NONES = {}     # n -> (None,) * n
 
 
 def _meta1(d):
@@ -186,6 +187,7 @@ class Node:
     # -- saved tensors ----------------------------------------------------------
     def save_for_backward(self, *tensors):
         saved = []
+        nothing = True
         for t in tensors:
             if t is None:
                 saved.append(None)
@@ -196,7 +198,9 @@ class Node:
             if t._inference and not STATE.inference:
                 raise RuntimeError(INFERENCE_SAVE_MSG)
             saved.append(SavedTensor(t))
-        self._saved = tuple(saved)   # a tuple of Nones is untracked by the GC
+            nothing = False
+        # nothing saved (e.g. x * 2.0 saves neither operand): one shared tuple of Nones, not one more per node
+        self._saved = _NONES.setdefault(len(saved), tuple(saved)) if nothing else tuple(saved)
 
     @property
     def saved_tensors(self):
@@ -455,16 +459,17 @@ class Op(Node):
             self._next = tuple(edges)
             self._input_meta = _intern(tuple(meta))
             need = tuple(need)
+        # needs_input_grad tuples are interned too: a node keeps no tuple of its own
         if not self.grads_per_arg:
-            self.needs_input_grad = need
+            self.needs_input_grad = _intern(need)
         elif len(args) == n and (args[0] is inputs[0] if n == 1 else all(a is t for a, t in zip(args, inputs))):
             # every argument is a tensor: grads map one to one
             self._positions = None
-            self.needs_input_grad = need
+            self.needs_input_grad = _intern(need)
         elif n == 1 and args[0] is inputs[0]:
             # one tensor first, then numbers and options (x * 2, x.pow(3)...)
             self._positions = (0,)
-            self.needs_input_grad = need + (False,) * (len(args) - 1)
+            self.needs_input_grad = _intern(need + (False,) * (len(args) - 1))
         else:
             pos, need = [], []
             for i, a in enumerate(args):
