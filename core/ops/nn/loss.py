@@ -9,10 +9,9 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
-from ..pointwise import _broadcast_error
+from ..pointwise import _broadcast_error, quietly
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
-from ..pointwise import quietly
 from .softmax import _log_softmax_kernel, log_softmax
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
