@@ -405,6 +405,8 @@ def _coerce_foreign(data):
 
 def _wrap_dim(dim, ndim):
     """PyTorch's maybe_wrap_dim: IndexError naming the valid range."""
+    if type(dim) is int and 0 <= dim < ndim:    # the common case, without the checks below
+        return dim
     if isinstance(dim, Tensor):
         dim = int(dim.item())
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):

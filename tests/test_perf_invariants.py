@@ -121,6 +121,25 @@ def test_chain_leaves_few_gc_objects():
         y = y * 1.0
     gc.collect()
     per_node = (len(gc.get_objects()) - before) / 1000
-    assert per_node <= 4, per_node
+    assert per_node <= 1.05, per_node   # the node itself: its edge in its own attributes, metas and flags shared
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones(4, np.float32))
+
+
+def test_chain_with_tensor_operands_matches_torch(torch):
+    """Two-input and one-input nodes mixed in one chain (edges stored both ways) give torch's gradients and
+    next_functions."""
+    a = np.random.default_rng(5).standard_normal(6).astype(np.float32)
+    res = []
+    for lib in (core, torch):
+        x, w = lib.tensor(a, requires_grad=True), lib.tensor(a[::-1].copy(), requires_grad=True)
+        y = x
+        for i in range(50):
+            y = y * w if i % 3 == 0 else (y * 0.5 + 1).tanh()
+        y.sum().backward()
+        fns = [type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name()]
+        fns += [f.name() if f is not None else None for f, _ in y.grad_fn.next_functions]
+        res.append((x.grad, w.grad, fns))
+    np.testing.assert_allclose(res[0][0].numpy(), res[1][0].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[0][1].numpy(), res[1][1].numpy(), rtol=1e-5, atol=1e-6)
+    assert res[0][2][1:] == res[1][2][1:]

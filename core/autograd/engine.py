@@ -13,7 +13,7 @@ from . import node as _node
 from .node import AccumulateGrad, get_accumulator
 
 
-def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
+def _make_root_grads(outputs, grad_outputs, create_graph=True):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -24,7 +24,9 @@ def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                        f"but got {out.dtype}")
                 d = out._data
-                g = Tensor._make(np.array(1, dtype=d.dtype) if not d.shape else np.ones(d.shape, dtype=d.dtype))
+                g = np.array(1, dtype=d.dtype) if not d.shape else np.ones(d.shape, dtype=d.dtype)
+                if create_graph:
+                    g = Tensor._make(g)     # otherwise a bare array, as the engine passes gradients on
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
@@ -43,7 +45,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    grads = _make_root_grads(outputs, grad_outputs)
+    grads = _make_root_grads(outputs, grad_outputs, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
     capture = _capture_points(inputs)
@@ -91,19 +93,24 @@ def _root_buffers(outputs, grads):
 
 
 def _dependencies(roots):
-    """How many edges lead into each node reachable from the roots."""
+    """How many edges lead into each node reachable from the roots (a node is walked when first counted;
+    a root reached from another root is already on the stack)."""
     deps = {}
-    seen = set(roots)     # a root may also be reached from another root: walk every node once
+    rootset = set(roots)
     stack = list(roots)
     while stack:
         n = stack.pop()
-        for fn in n._next[::2]:
+        nxt = n._next
+        for fn in ((n._fn0,) if nxt is None else nxt[::2]):
             if fn is None:
                 continue
-            deps[fn] = deps.get(fn, 0) + 1
-            if fn not in seen:
-                seen.add(fn)
-                stack.append(fn)
+            c = deps.get(fn)
+            if c is None:
+                deps[fn] = 1
+                if fn not in rootset:
+                    stack.append(fn)
+            else:
+                deps[fn] = c + 1
     return deps
 
 
@@ -127,10 +134,16 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
             continue
         if needed is not None and node not in needed:
             continue
-        out_grads = _node_grads(node, gs)
+        if (len(gs) == 1 and gs[0] is not None and not create_graph and node.backward_np is not None
+                and not node._post_hooks):
+            out_grads = node._run_backward_np(gs)    # the common case: one NumPy gradient in, NumPy out
+        else:
+            out_grads = _node_grads(node, gs)
         if not retain_graph and node._saved is not None:
             node._release()
         nxt = node._next
+        if nxt is None:
+            nxt = (node._fn0, node._nr0)
         for i, g in enumerate(out_grads):
             fn = nxt[2 * i]
             if fn is None:
@@ -155,7 +168,7 @@ def _node_grads(node, gs):
             out_grads = node._run_backward(gs)
             break
     else:
-        out_grads = [None] * (len(node._next) // 2)
+        out_grads = [None] * (len(node._edges()) // 2)
     if node._post_hooks:
         out_grads = _node._as_tensors(out_grads)
         for hook in list(node._post_hooks.values()):

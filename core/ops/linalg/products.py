@@ -372,13 +372,17 @@ def _addmm_np(inp, m1, m2, beta, alpha):
 
 class AddmmBackward0(Op):
     """beta * input + alpha * (mat1 @ mat2) in one BLAS call; also F.linear's 2-D path
-    (addmm(bias, input, weight.t())). Saves each matrix only if the other needs a gradient."""
+    (addmm(bias, input, weight.t())). Saves each matrix only if the other needs a gradient. As PyTorch's
+    mm_mat2_backward, a column-major mat2 (e.g. the transposed weight) gets its gradient as (g.T @ mat1).T, so
+    after TBackward0 the weight's gradient is C-contiguous and AccumulateGrad takes it over instead of copying."""
 
     @staticmethod
     def forward(ctx, input, mat1, mat2, beta=1, alpha=1):
         ng = ctx.needs_input_grad
         if ng:
             ctx.save_for_backward(mat1 if ng[2] else None, mat2 if ng[1] else None)
+            st, sh, item = mat2._data.strides, mat2._data.shape, mat2._data.itemsize
+            ctx.colmajor = st[0] == item and st[1] == sh[0] * item   # mm_mat2_backward's test
         ctx.beta, ctx.alpha = beta, alpha
         return quietly(_addmm_np, input._data, mat1._data, mat2._data, beta, alpha)
 
@@ -388,7 +392,7 @@ class AddmmBackward0(Op):
         n = ctx.needs_input_grad
         ga = (g if ctx.beta == 1 else g * ctx.beta) if n[0] else None
         g1 = g.mm(m2.t()) if n[1] else None
-        g2 = m1.t().mm(g) if n[2] else None
+        g2 = (g.t().mm(m1).t() if ctx.colmajor else m1.t().mm(g)) if n[2] else None
         if ctx.alpha != 1:
             g1 = g1 * ctx.alpha if g1 is not None else None
             g2 = g2 * ctx.alpha if g2 is not None else None
@@ -400,8 +404,11 @@ class AddmmBackward0(Op):
         n = ctx.needs_input_grad
         a = ctx.alpha
         ga = (g if ctx.beta == 1 else g * ctx.beta) if n[0] else None
-        g1 = (g @ m2._data.T) * a if n[1] else None
-        g2 = (m1._data.T @ g) * a if n[2] else None
+        g1 = g @ m2._data.T if n[1] else None
+        g2 = ((g.T @ m1._data).T if ctx.colmajor else m1._data.T @ g) if n[2] else None
+        if a != 1:      # no copy for the usual alpha == 1
+            g1 = g1 * a if g1 is not None else None
+            g2 = g2 * a if g2 is not None else None
         return ga, g1, g2
 
 

@@ -3,40 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import AddmmBackward0 as _Addmm
+from ..linalg import AddmmBackward0
 from ..pointwise import div
 from ..registry import register
 from ._util import _shape, _short
-
-
-class AddmmBackward0(_Addmm):
-    """F.linear's addmm(bias, input, weight.t()) node. As PyTorch's mm_mat2_backward does, a column-major
-    mat2 (the transposed weight) gets its gradient as (g.T @ mat1).T, so after TBackward0 the weight's
-    gradient is C-contiguous and AccumulateGrad takes it over instead of copying it into the weight's layout.
-    (Belongs in linalg's AddmmBackward0; kept here until that file adopts the rule.)"""
-
-    @staticmethod
-    def forward(ctx, input, mat1, mat2, beta=1, alpha=1):
-        st, sh, item = mat2._data.strides, mat2._data.shape, mat2._data.itemsize
-        ctx.colmajor = st[0] == item and st[1] == sh[0] * item   # mm_mat2_backward's test
-        return _Addmm.forward(ctx, input, mat1, mat2, beta, alpha)
-
-    @staticmethod
-    def backward(ctx, g):
-        if not ctx.colmajor or ctx.alpha != 1 or ctx.beta != 1:
-            return _Addmm.backward(ctx, g)
-        m1, m2 = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        return (g if n[0] else None, g.mm(m2.t()) if n[1] else None, g.t().mm(m1).t() if n[2] else None)
-
-    @staticmethod
-    def backward_np(ctx, g):
-        if not ctx.colmajor or ctx.alpha != 1 or ctx.beta != 1:
-            return _Addmm.backward_np(ctx, g)
-        m1, m2 = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        return (g if n[0] else None, g @ m2._data.T if n[1] else None,
-                (g.T @ m1._data).T if n[2] else None)
 
 
 @register(category="nn", function=False, cli=True,

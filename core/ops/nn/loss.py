@@ -9,10 +9,10 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
-from ..pointwise import _broadcast_error
+from ..pointwise import _broadcast_error, quietly
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
-from .softmax import log_softmax
+from .softmax import _log_softmax_kernel, log_softmax
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
 _LOGITS = "'[[2.0,0.5,-1],[0.1,0.2,3]]'"
@@ -31,9 +31,36 @@ def _nll_parts(x, t, w, ignore_index):
     return tt, wt.astype(x.dtype, copy=False), valid
 
 
+def _picked(x, t, ignore_index):
+    """x[n, t[n]] for a 2-D x and int64 class targets all in [0, C), else None (then the general path runs and
+    raises PyTorch's errors). Viewed as unsigned, a negative target is out of range too, so one max is the range
+    check; a negative ignore_index cannot match any such target."""
+    if ignore_index >= 0 or x.ndim != 2 or t.dtype != np.int64 or t.shape != x.shape[:1] or not t.size:
+        return None
+    if np.maximum.reduce(t.view(np.uint64)) >= x.shape[1]:
+        return None
+    return x[np.arange(t.shape[0]), t]
+
+
+def _nll_reduce(picked, reduction, dtype):
+    """nll_loss's sum / mean of -picked with unit weights: the float64 sum and division the general path does."""
+    s = np.add.reduce(np.negative(picked), dtype=np.float64)
+    if reduction == "sum":
+        return np.asarray(s, dtype=dtype)
+    return np.asarray(s / float(picked.shape[0]), dtype=dtype)
+
+
 def _nll_grad_np(gd, t, w, reduction, ignore_index, in_shape, total):
     """d nll_loss / d input: -weight[t] * grad (divided by the total weight for 'mean') at the target class."""
     shape2 = in_shape if len(in_shape) > 1 else (1,) + tuple(in_shape)
+    if (w is None and reduction != "none" and len(in_shape) == 2 and ignore_index < 0 and t.dtype == np.int64
+            and t.shape == in_shape[:1] and t.size and gd.ndim == 0):
+        # unit weights, every target a class (checked by the forward): -grad (/ total) at [n, t[n]]
+        out = np.zeros(in_shape, dtype=gd.dtype)
+        scale = gd if reduction == "sum" else quietly(np.divide, gd, gd.dtype.type(total))
+        if np.maximum.reduce(t.view(np.uint64)) < in_shape[1]:
+            out[np.arange(t.shape[0]), t] = np.negative(scale)
+            return out
     if len(in_shape) == 1:
         t = t.reshape(1)
     out = np.zeros(shape2, dtype=gd.dtype)
@@ -57,6 +84,12 @@ class NllLossBackward0(Op):
     @staticmethod
     def forward(ctx, input, target=None, weight=None, reduction="mean", ignore_index=-100):
         x, t = input._data, target._data
+        if weight is None and reduction != "none":
+            picked = _picked(x, t, ignore_index)
+            if picked is not None:      # the common case, the same numbers with no weight arrays
+                ctx.save_for_backward(target, weight)
+                ctx.meta = (x.shape, reduction, ignore_index, float(t.shape[0]))
+                return _nll_reduce(picked, reduction, x.dtype)
         if x.ndim == 1:
             x, t = x[None], t.reshape(1)
         tt, wt, _ = _nll_parts(x, t, None if weight is None else weight._data, ignore_index)
@@ -169,6 +202,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   label_smoothing=0.0):
     """log_softmax over the class dim followed by nll_loss (class-index targets), or the soft-label
     form -(target * log_softmax(input)).sum(class dim) when target has input's shape."""
+    if size_average is None and reduce is None and weight is None and label_smoothing == 0.0:
+        r = _cross_entropy_fast(input, target, ignore_index, reduction)
+        if r is not None:
+            return r
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -220,6 +257,21 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         ret = smooth
     return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+def _cross_entropy_fast(input, target, ignore_index, reduction):
+    """Without a graph, 2-D float input and class-index targets (mean or sum): log_softmax and the pick in NumPy
+    directly, the same operations as the general path (same bits), none of its Tensors. None: not this case."""
+    if (type(input) is not Tensor or type(target) is not Tensor or (reduction != "mean" and reduction != "sum")
+            or (input._requires_grad and STATE.grad_enabled)):
+        return None
+    x = input._data
+    if x.dtype != np.float32 and x.dtype != np.float64 or x.ndim != 2 or not x.shape[1]:
+        return None
+    picked = _picked(quietly(_log_softmax_kernel, x, 1), target._data, ignore_index)
+    if picked is None:
+        return None
+    return Tensor._make(_nll_reduce(picked, reduction, x.dtype))
 
 
 def _size_warning(input, target, stacklevel=3):

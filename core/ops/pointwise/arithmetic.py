@@ -89,11 +89,12 @@ class MulBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
         ng = ctx.needs_input_grad
+        if not ng:      # no graph: nothing to remember
+            return _binary(a, b, np.multiply, quiet=False)
         ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
         ctx.a_s = None if ctx.a_t else a
         ctx.b_s = None if ctx.b_t else b
-        if ng:
-            ctx.save_for_backward(a if ctx.a_t and ng[1] else None, b if ctx.b_t and ng[0] else None)
+        ctx.save_for_backward(a if ctx.a_t and ng[1] else None, b if ctx.b_t and ng[0] else None)
         return _binary(a, b, np.multiply, quiet=False)
 
     @staticmethod
@@ -246,12 +247,14 @@ class FmodBackward1(FmodBackward0):
           cli_example="tensorcli add '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, broadcasting and promoting like PyTorch."""
-    _check_operand(other, "add")
-    if not isinstance(input, Tensor):
-        input, other = other, input
+    if type(other) is not Tensor:
+        _check_operand(other, "add")
+        if not isinstance(input, Tensor):
+            input, other = other, input
     if alpha != 1 or type(alpha) is not int:
         _check_alpha(alpha, "add", input, other)
-    return _out(AddBackward0.apply(input, other, alpha), out)
+    r = AddBackward0.apply(input, other, alpha)
+    return r if out is None else _out(r, out)
 
 
 def _check_alpha(alpha, fn, a, b):
@@ -270,10 +273,12 @@ def _check_alpha(alpha, fn, a, b):
           cli=True, cli_example="tensorcli sub '[[5.0],[7.0]]' --other '[1.0,2.0]' --alpha 2 --explain")
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other (no bool operands, as in PyTorch)."""
-    _check_operand(other, "sub")
+    if type(other) is not Tensor:
+        _check_operand(other, "sub")
     if alpha != 1 or type(alpha) is not int:
         _check_alpha(alpha, "sub", input, other)
-    return _out(SubBackward0.apply(input, other, alpha), out)
+    r = SubBackward0.apply(input, other, alpha)
+    return r if out is None else _out(r, out)
 
 
 def _rsub(self, other):
@@ -299,8 +304,10 @@ def rsub(input, other, *, alpha=1):
           cli_example="tensorcli mul '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def mul(input, other, *, out=None):
     """input * other, elementwise with broadcasting."""
-    _check_operand(other, "mul")
-    return _out(MulBackward0.apply(input, other), out)
+    if type(other) is not Tensor:
+        _check_operand(other, "mul")
+    r = MulBackward0.apply(input, other)
+    return r if out is None else _out(r, out)
 
 
 class _NoMode:

@@ -59,7 +59,8 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
     def fn(input, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        return _out(cls.apply(input), out)
+        r = cls.apply(input)
+        return r if out is None else _out(r, out)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
     register(category="pointwise", methods=(name,) if methods is None else methods,
@@ -114,7 +115,13 @@ tanh, TanhBackward0 = _unary("tanh", np.tanh, lambda g, a, o: g * (1 - o * o), s
 
 
 def _sigmoid_np(x):
-    return (1 / (1 + np.exp(-x))).astype(x.dtype)   # overflow of exp(-x) is silenced by the forward
+    """1 / (1 + exp(-x)), the same operations in one buffer (overflow of exp(-x) is silenced by the forward)."""
+    if not x.ndim:
+        return (1 / (1 + np.exp(-x))).astype(x.dtype)
+    e = np.negative(x)
+    np.exp(e, out=e)
+    np.add(e, 1, out=e)
+    return np.divide(1, e, out=e)
 
 
 sigmoid, SigmoidBackward0 = _unary("sigmoid", _sigmoid_np, lambda g, a, o: g * o * (1 - o), save="output",

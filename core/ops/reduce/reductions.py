@@ -47,6 +47,12 @@ def _expand_back(g, shape, dims, keepdim):
 
 
 def _np_expand_back(g, shape, dims, keepdim):
+    """NumPy twin of _expand_back: a read-only broadcast view (no copy), as PyTorch's expand."""
+    if type(g) is np.ndarray and g.size == 1 and g.flags.c_contiguous and shape:
+        # a one-element gradient (sum over everything): the view built directly, ~10x cheaper than broadcast_to
+        v = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        v.flags.writeable = False
+        return v
     if not keepdim and dims is not None and len(shape):
         g = np.expand_dims(g, dims)
     return np.broadcast_to(g, shape)
@@ -58,8 +64,10 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
-        # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them
-        r = d.sum(axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=None if npdt == d.dtype and d.dtype.kind == "f" else npdt)
+        # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them.
+        # np.add.reduce is what ndarray.sum runs, minus a Python wrapper
+        r = np.add.reduce(d, _axis(dims, d.ndim), None if npdt == d.dtype and d.dtype.kind == "f" else npdt,
+                          None, keepdim)
         return r if type(r) is np.ndarray else np.asarray(r)
 
     @staticmethod
@@ -86,8 +94,12 @@ def _sum_dtype(t, dtype):
           cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
+    if dim is None:
+        # sum over everything (the common call): a float input keeps its dtype
+        fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
+        return SumBackward0.apply(input, None, keepdim, fdt or _sum_dtype(input, dtype))
     dims = _dims(dim, input._data.ndim)
-    if dims is None and dim is not None:   # sum(dim=()) reduces everything, through the dim overload
+    if dims is None:   # sum(dim=()) reduces everything, through the dim overload
         dims = tuple(range(input._data.ndim))
     cls = SumBackward0 if dims is None else SumBackward1
     return cls.apply(input, dims, keepdim, _sum_dtype(input, dtype))
