@@ -3,10 +3,11 @@ PyTorch, plus diff / trapezoid / logcumsumexp (`cumulative`) and bincount / hist
 (`statistics`). Re-exports what other op families import."""
 from __future__ import annotations
 
-from . import cumulative, reductions, statistics
+from . import cumulative, reductions, statistics, variance
 from .cumulative import diff, logcumsumexp, trapezoid
 from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, dist,
-                         logsumexp, max, mean, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean)
+                         logsumexp, max, mean, min, nanmean, nansum, norm, prod, sum)
+from .variance import std, std_mean, var, var_mean
 from .statistics import bincount, corrcoef, cov, histc
 from . import gradient_trapz, histogram, native_norms, renorm  # noqa: E402,F401  (register on import)
 
@@ -21,4 +22,4 @@ def _export_flat_namespace(*modules):
                 g.setdefault(k, v)
 
 
-_export_flat_namespace(reductions)
+_export_flat_namespace(reductions, variance)
