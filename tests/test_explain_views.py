@@ -81,6 +81,15 @@ def test_dim_all_side_by_side_with_a_failing_dim(torch, app):
     assert re.search(r"dim=0\s*\|\s*dim=1\s*\|\s*dim=2", header) and "error:" in text
 
 
+def test_dim_all_with_at_traces_that_element_under_every_dim(torch, app):
+    x = np.arange(8).reshape(2, 2, 2)
+    index = np.array([[[0, 1], [1, 0]], [[1, 1], [0, 0]]])
+    obj = run_json(app, "gather", js(x), "--dim", "all", "--index", js(index), "--at", "0,1,0")
+    for d in obj["dims"]:
+        (row,) = d["explain"]
+        assert row["value"] == torch.tensor(x).gather(d["dim"], torch.tensor(index))[0, 1, 0].item()
+
+
 def test_sum_and_mean_rules_show_terms_and_divisor(torch, app):
     x = [[1.0, 2, 4], [3, 5, 9]]
     (r0, r1) = run_json(app, "sum", js(x), "--dim", "1", "--explain")["explain"]

@@ -302,12 +302,14 @@ def run_all_dims(info, specs, values, max_rows):
     if not any(s.name == "dim" for s in specs):
         raise CliError("--dim", f"{command_name(info.name)} takes no dim")
     probe = run_op.build_call(info, specs, dict(values, p_dim=None))
-    explain_on = values["cli_explain"]
+    at_text = values["cli_at"]
+    explain_on = values["cli_explain"] or at_text is not None
+    at = io.parse_ints(at_text, arg="--at") if at_text is not None else None
     columns, objs = [], []
     for d in valid_dims(probe):
         try:
             call, result, expl = run_op.run(info, specs, dict(values, p_dim=str(d)), explain=explain_on,
-                                            max_rows=max_rows)
+                                            at=at, max_rows=max_rows)
         except CliError as e:
             columns.append((d, [f"error: {e}"]))
             objs.append({"dim": d, "error": str(e)})
