@@ -48,6 +48,8 @@ def _pool_checks(input, k, s, p, d, ceil_mode, name):
     if d[0] <= 0 or d[1] <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
     for i in range(2):
+        if p[i] < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p[i]}")
         if p[i] > ((k[i] - 1) * d[i] + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
                                f"kernel_size={k[i]} and dilation={d[i]}")
