@@ -263,9 +263,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return (vals, idx) if return_indices else vals
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example="tensorcli adaptive-max-pool3d-with-indices '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' "
-                      "--output-size 1,1,2")
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
-    """adaptive_max_pool3d's (values, indices)."""
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """F.adaptive_max_pool3d_with_indices: adaptive_max_pool3d's (values, indices)."""
     return adaptive_max_pool3d(input, output_size, True)

@@ -133,7 +133,7 @@ def pad(input, pad, mode="constant", value=None):
     return _PAD_OPS[(mode, n)].apply(input, tuple(maps))
 
 
-@register(category="nn", cli=True, cli_params={"pad": "ints"},
+@register(category="shape", cli=True, cli_params={"pad": "ints"},   # torch.* only (not in F): a shape op
           cli_example="tensorcli constant-pad-nd '[[1,2],[3,4]]' --pad 1,0 --value 9")
 def constant_pad_nd(input, pad, value=0):
     """torch.constant_pad_nd: pad (negative amounts crop) the trailing dims with `value`

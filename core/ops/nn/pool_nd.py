@@ -87,11 +87,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool1d_indices(input, k, s, p, d, ceil_mode)[0]
 
 
-@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool1d-with-indices {_SEQ} --kernel-size 2")
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
-    """max_pool1d plus the position of each maximum along the last dim."""
+                            return_indices=False):
+    """F.max_pool1d_with_indices: max_pool1d plus the position of each maximum along the last dim."""
     return _max_pool1d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -309,11 +307,9 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
-@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool3d-with-indices {_CUBE} --kernel-size 2")
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
-    """max_pool3d plus the flat (d*H*W + h*W + w) index of each maximum."""
+                            return_indices=False):
+    """F.max_pool3d_with_indices: max_pool3d plus the flat (d*H*W + h*W + w) index of each maximum."""
     return _max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 

@@ -15,8 +15,9 @@ _X = "'[[[5.0,7]]]'"
 
 
 def _ntuple(v, n):
+    """PyTorch's _pair/_triple: an int repeats, a sequence stays as given (a short one fails later, as torch)."""
     if isinstance(v, (list, tuple)):
-        return tuple(int(x) for x in v) * (n if len(v) == 1 else 1)
+        return tuple(int(x) for x in v)
     return (int(v),) * n
 
 
@@ -119,7 +120,8 @@ def _args(kernel_size, stride, padding, n):
 
 
 @register(category="nn", function=False, cli=True,
-          cli_params={"kernel_size": "ints", "stride": "ints", "padding": "ints", "output_size": "ints"},
+          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
+                      "output_size": "ints"},
           cli_example=f"tensorcli max-unpool1d {_X} --indices '[[[1,2]]]' --kernel-size 2")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, L] (or [C, L]) at its index along a zero output of length
@@ -130,8 +132,9 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 @register(category="nn", function=False, cli=True,
-          cli_params={"kernel_size": "ints", "stride": "ints", "padding": "ints", "output_size": "ints"},
-          cli_example="tensorcli max-unpool2d '[[[[5.0]]]]' --indices '[[[[3]]]]' --kernel-size 2")
+          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
+                      "output_size": "ints"},
+          cli_example="tensorcli max-unpool2d '[[[[5.0]]]]' --indices '[[[[3]]]]' --kernel-size 2,2")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, H, W] (or [C, H, W]) at its flat h*W_out + w index of a zero output
     (MaxUnpool2DBackward0): the partial inverse of max_pool2d(return_indices=True)."""
@@ -145,8 +148,9 @@ def _max_unpool2d(input, indices, out):
 
 
 @register(category="nn", function=False, cli=True,
-          cli_params={"kernel_size": "ints", "stride": "ints", "padding": "ints", "output_size": "ints"},
-          cli_example="tensorcli max-unpool3d '[[[[[5.0]]]]]' --indices '[[[[[7]]]]]' --kernel-size 2")
+          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
+                      "output_size": "ints"},
+          cli_example="tensorcli max-unpool3d '[[[[[5.0]]]]]' --indices '[[[[[7]]]]]' --kernel-size 2,2,2")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, D, H, W] (or [C, D, H, W]) at its flat d*H*W + h*W + w index of a zero
     output (MaxUnpool3DBackward0): the partial inverse of max_pool3d(return_indices=True)."""
