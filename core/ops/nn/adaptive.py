@@ -52,6 +52,25 @@ def _check_input(input, name, spatial_only):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_short(input.dtype)}'")
 
 
+def _size_1d(name, output_size):
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != 1:
+            raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
+        return int(output_size[0])
+    return int(output_size)
+
+
+def _check_negative(name, shape, out):
+    """adaptive_avg_pool2d's own check, or the allocation error adaptive_max_pool2d meets."""
+    if min(out) >= 0:
+        return
+    if name == "adaptive_avg_pool2d":
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, out))}}}")
+    raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                       f"{_shape(tuple(shape[:-2]) + tuple(out))}")
+
+
 def _check_1d(input, name):
     nd = input._data.ndim
     if nd not in (2, 3):
@@ -79,6 +98,7 @@ class AdaptiveAvgPool2DBackward0(Op):
 def adaptive_avg_pool2d(input, output_size):
     """Mean over adaptive windows so the output is [*, oh, ow] (AdaptiveAvgPool2DBackward0)."""
     oh, ow = _out_size("adaptive_avg_pool2d", output_size, input._data.shape)
+    _check_negative("adaptive_avg_pool2d", input._data.shape, (oh, ow))
     _check_input(input, "adaptive_avg_pool2d", True)
     return AdaptiveAvgPool2DBackward0.apply(input, oh, ow)
 
@@ -88,8 +108,8 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool2d over the last dim of [N, C, L] (or [C, L]) input (SqueezeBackward1, as torch)."""
     _check_1d(input, "adaptive_avg_pool1d")
-    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, int(size))).squeeze(-2)
+    size = _size_1d("adaptive_avg_pool1d", output_size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
 class AdaptiveMaxPool2DBackward0(Op):
@@ -128,6 +148,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over adaptive windows (AdaptiveMaxPool2DBackward0); indices are flat h*W + w positions."""
     oh, ow = _out_size("adaptive_max_pool2d", output_size, input._data.shape)
     _check_input(input, "adaptive_max_pool2d", False)
+    _check_negative("adaptive_max_pool2d", input._data.shape, (oh, ow))
     out, idx = AdaptiveMaxPool2DBackward0.apply(input, oh, ow)
     return (out, idx) if return_indices else out
 
@@ -137,8 +158,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """adaptive_max_pool2d over the last dim of [N, C, L] (or [C, L]) input."""
     _check_1d(input, "adaptive_max_pool1d")
-    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, int(size)), True)
+    size = _size_1d("adaptive_max_pool1d", output_size)
+    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
     out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out
 

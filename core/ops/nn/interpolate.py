@@ -65,8 +65,11 @@ def _source_index(in_size, out_size, align_corners, scale, ft, cubic):
     dst = np.arange(out_size).astype(ft)
     if align_corners:
         real = sc * dst
+    elif ft is np.float32:   # ATen's build contracts scale * (dst + 0.5) - 0.5 into one fused multiply-add
+        real = (np.float64(sc) * (dst + ft(0.5)).astype(np.float64) - 0.5).astype(ft)
     else:
         real = sc * (dst + ft(0.5)) - ft(0.5)
+    if not align_corners:
         if not cubic:
             real = np.maximum(real, ft(0))
     idx = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
