@@ -23,6 +23,12 @@ from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, Av
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+# pooling, convolution and resampling layers (issue #14)
+from .conv import Conv3d, ConvTranspose1d, ConvTranspose3d
+from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d,
+                      FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d,
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity",
            "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Flatten",
@@ -32,4 +38,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LogSigmoid", "Conv1d", "ConvTranspose2d", "Dropout2d", "InstanceNorm2d", "LazyLinear", "LazyModuleMixin",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "EmbeddingBag", "MultiheadAttention",
-           "TransformerEncoderLayer", "TransformerEncoder"]
+           "TransformerEncoderLayer", "TransformerEncoder",
+           "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d",
+           "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d"]

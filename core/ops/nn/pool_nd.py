@@ -1,4 +1,4 @@
-"""max_pool1d/3d and avg_pool1d/3d. 1-D pooling is PyTorch's: its own argument checks, then the 2-D
+"""max_pool1d/3d, avg_pool1d/3d and lp_pool1d/2d/3d. 1-D pooling is PyTorch's: its own argument checks, then the 2-D
 kernel over a unit height, squeezed (grad_fn SqueezeBackward1). 3-D pooling runs on N-D strided
 NumPy windows (MaxPool3DWithIndicesBackward0, AvgPool3DBackward0); max indices are flat d*H*W + h*W + w."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ..registry import export, register
 from ._util import _make, _shape, _torch_name
-from .pool import _pool_out, avg_pool2d, max_pool2d_with_indices
+from .activation import relu
+from .pool import _pool_out, avg_pool2d, max_pool2d, max_pool2d_with_indices
 
 _POOL_PARAMS = {"kernel_size": "ints", "stride": "ints", "padding": "ints", "dilation": "ints"}
 _SEQ = "'[[[1.0,3,2,5,4,6]]]'"
@@ -394,3 +395,42 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     _pool3d_shape_check(input, k, s, p, d, out, "avg_pool3d()", True)
     divisor = _avg_divisor_nd(input._data.shape[-3:], k, s, p, out, count_include_pad, divisor_override)
     return AvgPool3DBackward0.apply(input, k, s, p, out, divisor)
+
+
+# ---------------------------------------------------------------- power-average pooling (torch's Python composition)
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool1d: (sum over each window of x**p)**(1/p), as torch composes it (avg_pool1d of x**p, times the
+    window size; p=inf is max_pool1d of |x|)."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool2d: lp_pool1d over kh x kw windows (avg_pool2d of x**p times kh*kw, to the power 1/p)."""
+    kw, kh = (kernel_size, kernel_size) if not isinstance(kernel_size, (list, tuple)) else tuple(kernel_size) * (
+        2 if len(kernel_size) == 1 else 1)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool3d: the 3-D power-average pooling (avg_pool3d of x**p times kd*kh*kw, to the power 1/p)."""
+    kd, kw, kh = _triple("lp_pool3d", "kernel_size", kernel_size, "be")
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
