@@ -145,7 +145,7 @@ _PARAMS = {"kernel_size": "ints", "output_size": "ints", "output_ratio": "number
 
 
 @register(category="nn", function=False, cli=True, cli_params=_PARAMS,
-          cli_example=f"tensorcli fractional-max-pool2d {_X} --kernel-size 2 --output-size 2")
+          cli_example=f"tensorcli fractional-max-pool2d {_X} --kernel-size 2,2 --output-size 2,2")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """Max over kh x kw windows at pseudo-random fractional strides, to output_size (or input * output_ratio)
@@ -155,8 +155,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 
 
 @register(category="nn", function=False, cli=True, cli_params=_PARAMS,
-          cli_example="tensorcli fractional-max-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --kernel-size 1 "
-                      "--output-size 1")
+          cli_example="tensorcli fractional-max-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --kernel-size 1,1,1 "
+                      "--output-size 1,1,1")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """fractional_max_pool2d over [N, C, T, H, W] (FractionalMaxPool3DBackward0); indices are flat t*H*W + h*W + w."""
