@@ -2,4 +2,4 @@
 registers every op; core.nn.functional re-exports the public functions. Never imports core.nn."""
 from . import activation, softmax, linear, dropout, im2col, conv, conv_transpose  # noqa: F401
 from . import pool, adaptive, norm, loss, distance, padding, embedding, attention  # noqa: F401
-from . import pool_nd, unpool, conv3d, interpolate, fractional  # noqa: F401
+from . import pool_nd, unpool, conv3d, interpolate, fractional, grid_sample  # noqa: F401
