@@ -98,24 +98,30 @@ def _tuple(v, n):
 
 
 def _checks(input, k, out, samples, nd):
-    name = f"fractional_max_pool{nd}d"
+    """ATen's fractional_max_pool{2,3}d checks, then its _random_samples checks."""
+    name = f"fractional_max_pool{nd}d" + ("()" if nd == 2 else "_out()")
     shp = input._data.shape
     if len(shp) not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {_shape(shp)}")
+        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D tensor, but got: {_shape(shp)}")
     for i in range(1, len(shp)):
         if shp[i] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got"
+            raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch dimensions, but got"
                                f"{_shape(shp)} with dimension {i} being empty.")
     names = ("height", "width") if nd == 2 else ("time", "height", "width")
     for i in range(nd):
         if out[i] + k[i] - 1 > shp[-nd + i]:
-            raise RuntimeError(f"{name}(): pool {names[i]} {k[i]} too large relative to input {names[i]} "
+            raise RuntimeError(f"{name}: pool {names[i]} {k[i]} too large relative to input {names[i]} "
                                f"{shp[-nd + i]}")
     ss = samples._data.shape
     n = shp[0] if len(shp) == nd + 2 else 1
-    if len(ss) != 3 or ss[0] < n or ss[1] != shp[-nd - 1] or ss[2] != nd:
-        raise RuntimeError(f"Expect _random_samples to be of shape [{n}, {shp[-nd - 1]}, {nd}], got "
-                           f"{_shape(ss)}")
+    if len(ss) != 3:
+        raise RuntimeError(f"Expect _random_samples to be 3D tensor, got: {len(ss)}D tensor")
+    if ss[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {ss[2]}.")
+    if ss[1] != shp[-nd - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if ss[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less than input batch size.")
 
 
 def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_samples):
@@ -123,11 +129,15 @@ def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_sampl
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
     if output_size is None:
-        if nd == 2 and isinstance(output_ratio, (list, tuple)) and len(output_ratio) > 2:
+        if nd == 2 and len(output_ratio) > 2:   # (a float ratio fails here in torch too: TypeError)
             raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _tuple(output_ratio, nd)
         output_size = [int(input._data.shape[-nd + i] * ratio[i]) for i in range(nd)]
     k, out = _tuple(kernel_size, nd), _tuple(output_size, nd)
+    dims = input._data.ndim
+    if dims < nd + 1:   # torch reads input.size(-nd-1) for the samples' shape first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(dims, 1)}, {max(dims, 1) - 1}], "
+                         f"but got {-nd - 1})")
     if len(k) != nd:
         raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of {_INTS[nd]}")
     if len(out) != nd:

@@ -55,7 +55,7 @@ def _unpool_np(x, idx, out):
     bad = (flat_idx < 0) | (flat_idx >= res.shape[-1])
     if bad.any():
         raise RuntimeError(f"Found an invalid max index: {int(flat_idx[bad][0])} (output volumes are of size "
-                           f"{'x'.join(map(str, out))}")
+                           f"{'x'.join(map(str, out))})")
     np.put_along_axis(res, flat_idx, x.reshape(lead + (-1,)), -1)
     return res.reshape(lead + tuple(out))
 
