@@ -85,9 +85,8 @@ def _conv_nd_checks(input, weight, bias, stride, padding, dilation, groups):
     if any(v <= 0 for v in dilation):
         raise RuntimeError("dilation should be greater than zero")
     ws, xs = weight._data.shape, input._data.shape
-    if len(ws) != len(xs):   # (PyTorch's 'same' path prints no space before the weight's size)
-        sep = "" if isinstance(padding, str) else " "
-        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight{sep}{_shape(ws)}, but "
+    if len(ws) != len(xs):
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {_shape(ws)}, but "
                            f"got {len(xs)}-dimensional input of size {_shape(xs)} instead")
     if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
@@ -124,6 +123,20 @@ def _conv_nd_checks(input, weight, bias, stride, padding, dilation, groups):
     return lo, nwin
 
 
+def _same_checks(input, weight, stride, groups):
+    """PyTorch's _convolution_same checks (before any parameter is expanded)."""
+    ws, xs = weight._data.shape, input._data.shape
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if len(ws) != len(xs):
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight{_shape(ws)}, but "
+                           f"got {len(xs)}-dimensional input of size {_shape(xs)} instead")
+    if len(stride) not in (1, len(ws) - 2):
+        raise RuntimeError(f"stride cannot broadcast to {len(ws) - 2} dimensions")
+    if any(v != 1 for v in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+
+
 def _three(v):
     """An int argument as PyTorch's parser expands it for conv3d (IntArrayRef[3])."""
     return (int(v),) * 3 if isinstance(v, (int, np.integer)) else v
@@ -142,14 +155,13 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                            f"{_shape(input._data.shape)}")
     if nd == 4:
         return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if isinstance(padding, str) and padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if padding == "same":
+        _same_checks(input, weight, _three(stride), int(groups))
     kdims = weight._data.ndim - 2
     stride, dilation = _expand_param("stride", _three(stride), kdims), _expand_param("dilation", _three(dilation), kdims)
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and any(v != 1 for v in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-    else:
+    if not isinstance(padding, str):
         padding = _expand_param("padding", _three(padding), kdims)
     lo, nwin = _conv_nd_checks(input, weight, bias, stride, padding, dilation, int(groups))
     return ConvolutionBackward0.apply(input, weight, bias, stride, lo, dilation, int(groups), nwin)
