@@ -160,7 +160,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if padding == "same":
         _same_checks(input, weight, _three(stride), int(groups))
     kdims = weight._data.ndim - 2
-    stride, dilation = _expand_param("stride", _three(stride), kdims), _expand_param("dilation", _three(dilation), kdims)
+    stride = _expand_param("stride", _three(stride), kdims)
+    dilation = _expand_param("dilation", _three(dilation), kdims)
     if not isinstance(padding, str):
         padding = _expand_param("padding", _three(padding), kdims)
     lo, nwin = _conv_nd_checks(input, weight, bias, stride, padding, dilation, int(groups))

@@ -210,7 +210,8 @@ def _resample(input, mode, out, scales, align_corners, antialias):
         raise RuntimeError(f"Non-empty 4D data tensor expected but got a tensor with sizes {_shape(shape)}")
     dt = input._data.dtype
     if dt.kind != "f" and not (mode.startswith("nearest") and dt == np.uint8):
-        kernel = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact"}.get(mode, "upsample_" + mode)
+        kernel = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact"}.get(mode,
+                                                                                              "upsample_" + mode)
         suffix = "_channels_last" if nsp == 2 and not antialias else ""
         raise NotImplementedError(f"\"{kernel}{nsp}d{suffix}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     _alloc(shape[:2] + tuple(out), input.dtype)
