@@ -1,4 +1,4 @@
-"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops)."""
+"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops); torch.constant_pad_nd."""
 from __future__ import annotations
 
 import numpy as np
