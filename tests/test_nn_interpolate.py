@@ -118,7 +118,8 @@ def test_interpolate_errors_match_torch(torch, i):
 
 
 GRID_CASES = [(nd, mode, pad, ac) for nd in (2, 3) for mode in ("bilinear", "nearest", "bicubic")
-              for pad in ("zeros", "border", "reflection") for ac in (False, True) if not (nd == 3 and mode == "bicubic")]
+              for pad in ("zeros", "border", "reflection") for ac in (False, True)
+              if not (nd == 3 and mode == "bicubic")]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -164,7 +165,8 @@ def test_grid_sample_errors_match_torch(torch, i):
 
 MODULES = [("Upsample(scale_factor=2, mode='bilinear')", (1, 2, 3, 4)), ("Upsample(size=(3, 4))", (1, 2, 5, 6)),
            ("Upsample(scale_factor=(1.5, 2.0), mode='bicubic', align_corners=True)", (1, 2, 3, 4)),
-           ("Upsample(size=7, mode='linear')", (1, 2, 5)), ("Upsample(scale_factor=0.5, mode='area')", (1, 2, 4, 6, 8)),
+           ("Upsample(size=7, mode='linear')", (1, 2, 5)),
+           ("Upsample(scale_factor=0.5, mode='area')", (1, 2, 4, 6, 8)),
            ("UpsamplingNearest2d(scale_factor=2)", (1, 2, 3, 4)), ("UpsamplingBilinear2d(size=5)", (1, 2, 3, 4))]
 
 

@@ -1,4 +1,5 @@
-"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops); torch.constant_pad_nd."""
+"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops);
+torch.constant_pad_nd."""
 from __future__ import annotations
 
 import numpy as np
