@@ -256,3 +256,22 @@ def test_command_examples_print_torchs_values(torch, name):
     want = COMMANDS[name](torch)
     assert got["shape"] == list(want.shape)
     np.testing.assert_allclose(np.asarray(got["data"], dtype=np.float64), want.double().numpy(), rtol=1e-6)
+
+
+EMPTY_BATCH = [
+    lambda F, L, x: F.max_pool3d(x, 2, return_indices=True),
+    lambda F, L, x: F.adaptive_max_pool3d(x, 2),
+    lambda F, L, x: F.adaptive_max_pool2d(x[:, :, 0], 2),
+    lambda F, L, x: F.max_pool2d(x[:, :, 0], 2),
+    lambda F, L, x: F.fractional_max_pool3d(x, 2, 3, _random_samples=L.rand(0, 2, 3, dtype=L.float64)),
+    lambda F, L, x: F.fractional_max_pool2d(x[:, :, 0], 2, 3, _random_samples=L.rand(0, 2, 2, dtype=L.float64)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(EMPTY_BATCH)))
+def test_empty_batch_pools_like_torch(torch, i):
+    """A batch of 0 is allowed by torch's max/adaptive/fractional pools (forward and backward)."""
+    x = torch.zeros(0, 2, 5, 6, 7, dtype=torch.float64, requires_grad=True)
+    fn = EMPTY_BATCH[i]
+    assert_agree(lambda x: fn(core.nn.functional, core, x), lambda x: fn(torch.nn.functional, torch, x), (x,), {},
+                 torch)

@@ -124,7 +124,7 @@ class AdaptiveMaxPool2DBackward0(Op):
         for i in range(oh):
             for j in range(ow):
                 win = x[..., hs[i]:he[i], ws[j]:we[j]]
-                flat = win.reshape(win.shape[:-2] + (-1,))
+                flat = win.reshape(win.shape[:-2] + (int(np.prod(win.shape[-2:])),))
                 if x.dtype.kind == "f":   # NaN wins, like torch's kernel
                     arg = np.where(np.isnan(flat).any(-1), np.isnan(flat).argmax(-1), flat.argmax(-1))
                 else:
@@ -259,7 +259,7 @@ class AdaptiveMaxPool3DBackward0(Op):
             s0, s1, s2 = b[0][0][i], b[1][0][j], b[2][0][l]
             win = x[..., s0:b[0][1][i], s1:b[1][1][j], s2:b[2][1][l]]
             kh, kw = win.shape[-2:]
-            flat = win.reshape(win.shape[:-3] + (-1,))
+            flat = win.reshape(win.shape[:-3] + (int(np.prod(win.shape[-3:])),))
             nan = np.isnan(flat)
             arg = np.where(nan.any(-1), nan.argmax(-1), flat.argmax(-1))   # NaN wins, like torch's kernel
             vals[..., i, j, l] = np.take_along_axis(flat, arg[..., None], -1)[..., 0]

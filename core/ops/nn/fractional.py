@@ -38,7 +38,7 @@ def _fractional_np(x, k, out, samples, order):
     size = x.shape[-nsp:]
     lead = x.shape[:-nsp]
     starts = [_intervals(samples[..., order[i]], size[i], out[i], k[i]) for i in range(nsp)]
-    flat_x = x.reshape(lead + (-1,))
+    flat_x = x.reshape(lead + (int(np.prod(size)),))
     best = idx = None
     for off in itertools.product(*(range(v) for v in k)):
         flat = np.zeros(lead + (1,) * nsp, dtype=np.int64)
@@ -46,7 +46,7 @@ def _fractional_np(x, k, out, samples, order):
             pos = starts[i] + off[i]
             shape = lead + tuple(out[i] if j == i else 1 for j in range(nsp))
             flat = flat * size[i] + pos.reshape(shape)
-        flat = np.broadcast_to(flat, lead + tuple(out)).reshape(lead + (-1,))
+        flat = np.broadcast_to(flat, lead + tuple(out)).reshape(lead + (int(np.prod(out)),))
         v = np.take_along_axis(flat_x, flat, -1)
         if best is None:
             best, idx = v.copy(), flat.copy()
@@ -81,8 +81,9 @@ def _op_pair(nd):
     def b_backward(ctx, gg):
         (idx,) = ctx.saved_tensors
         lead = idx._data.shape[:-nd]
-        flat = gg._data.reshape(lead + (-1,))
-        return _make(np.take_along_axis(flat, idx._data.reshape(lead + (-1,)), -1).reshape(idx._data.shape)), None
+        flat = gg._data.reshape(lead + (int(np.prod(gg._data.shape[-nd:])),))
+        picks = idx._data.reshape(lead + (int(np.prod(idx._data.shape[-nd:])),))
+        return _make(np.take_along_axis(flat, picks, -1).reshape(idx._data.shape)), None
 
     name = f"FractionalMaxPool{nd}D"
     bwd = type(name + "BackwardBackward0", (Op,), {"forward": staticmethod(b_forward),

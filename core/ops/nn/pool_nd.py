@@ -239,7 +239,7 @@ def _scatter_np(g, idx, in_shape, nsp):
     """Add each pooled gradient into the flat spatial position idx points at."""
     sp = int(np.prod(in_shape[-nsp:]))
     nc = int(np.prod(in_shape[:-nsp]))
-    flat = (np.arange(nc).reshape((nc, 1)) * sp + idx.reshape(nc, -1)).ravel()
+    flat = (np.arange(nc).reshape((nc, 1)) * sp + idx.reshape(nc, int(np.prod(idx.shape[-nsp:])))).ravel()
     out = np.bincount(flat, weights=g.ravel(), minlength=nc * sp).astype(g.dtype, copy=False)
     return out.reshape(in_shape)
 
@@ -281,8 +281,9 @@ class MaxPool3DGatherBackward0(Op):
         ctx.shape = input._data.shape
         x = input._data
         lead = idx._data.shape[:-3]
-        flat = x.reshape(lead + (-1,))
-        return np.take_along_axis(flat, idx._data.reshape(lead + (-1,)), -1).reshape(idx._data.shape)
+        flat = x.reshape(lead + (int(np.prod(x.shape[-3:])),))
+        picks = idx._data.reshape(lead + (int(np.prod(idx._data.shape[-3:])),))
+        return np.take_along_axis(flat, picks, -1).reshape(idx._data.shape)
 
     @staticmethod
     def backward(ctx, g):

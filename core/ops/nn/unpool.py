@@ -43,20 +43,21 @@ def _unpool_output_size(input, k, s, p, output_size):
 
 def _gather(g, idx, nsp):
     lead = idx.shape[:-nsp]
-    flat = g.reshape(lead + (-1,))
-    return np.take_along_axis(flat, idx.reshape(lead + (-1,)), -1).reshape(idx.shape)
+    flat = g.reshape(lead + (int(np.prod(g.shape[-nsp:])),))
+    return np.take_along_axis(flat, idx.reshape(lead + (int(np.prod(idx.shape[-nsp:])),)), -1).reshape(idx.shape)
 
 
 def _unpool_np(x, idx, out):
     nsp = len(out)
     lead = x.shape[:-nsp]
     res = np.zeros(lead + (int(np.prod(out)),), dtype=x.dtype)
-    flat_idx = idx.reshape(lead + (-1,))
+    n_in = int(np.prod(x.shape[-nsp:]))
+    flat_idx = idx.reshape(lead + (n_in,))
     bad = (flat_idx < 0) | (flat_idx >= res.shape[-1])
     if bad.any():
         raise RuntimeError(f"Found an invalid max index: {int(flat_idx[bad][0])} (output volumes are of size "
                            f"{'x'.join(map(str, out))})")
-    np.put_along_axis(res, flat_idx, x.reshape(lead + (-1,)), -1)
+    np.put_along_axis(res, flat_idx, x.reshape(lead + (n_in,)), -1)
     return res.reshape(lead + tuple(out))
 
 
