@@ -37,12 +37,30 @@ from ..ops.nn.norm_more import local_response_norm, rms_norm
 from ..ops.nn.pdist import pdist
 from ..ops.nn.pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 
+# pooling, convolution and resampling (issue #14)
+from ..ops.nn.adaptive import adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices
+from ..ops.nn.conv3d import conv3d
+from ..ops.nn.conv_transpose import conv_transpose1d, conv_transpose3d
+from ..ops.nn.fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                                 fractional_max_pool3d_with_indices)
+from ..ops.nn.grid_sample import grid_sample
+from ..ops.nn.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
+from ..ops.nn.pool_nd import (avg_pool1d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d,
+                              max_pool1d_with_indices, max_pool3d, max_pool3d_with_indices)
+from ..ops.nn.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "softmax", "log_softmax",
            "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "dropout", "unfold",
            "fold", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "batch_norm", "layer_norm",
            "one_hot", "pad", "embedding", "normalize", "silu", "elu", "softplus", "hardtanh", "logsigmoid",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d",
            "conv_transpose2d",
+           "max_pool1d", "max_pool1d_with_indices", "max_pool3d", "max_pool3d_with_indices", "avg_pool1d",
+           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
+           "max_unpool1d", "max_unpool2d", "max_unpool3d", "conv3d",
+           "conv_transpose1d", "conv_transpose3d", "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "grid_sample",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag",
            "scaled_dot_product_attention", "multi_head_attention_forward",

@@ -35,6 +35,12 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, Mar
                    TripletMarginWithDistanceLoss)
 from .normalization_more import LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+# pooling, convolution and resampling layers (issue #14)
+from .conv import Conv3d, ConvTranspose1d, ConvTranspose3d
+from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d,
+                      FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d,
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity",
            "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Flatten",
@@ -52,4 +58,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MultiLabelSoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "GaussianNLLLoss",
            "PoissonNLLLoss", "PairwiseDistance", "CosineSimilarity", "PixelShuffle", "PixelUnshuffle",
            "ChannelShuffle", "Bilinear", "RMSNorm", "LocalResponseNorm", "AlphaDropout", "FeatureAlphaDropout",
-           "Dropout3d"]
+           "Dropout3d",
+           "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d",
+           "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d"]

@@ -1,4 +1,4 @@
-"""Convolution layers (torch/nn/modules/conv.py): Conv1d, Conv2d, ConvTranspose2d on a shared _ConvNd
+"""Convolution layers (torch/nn/modules/conv.py): Conv1d/2d/3d, ConvTranspose1d/2d/3d on a shared _ConvNd
 (argument checks, parameter layout, kaiming_uniform(a=sqrt(5)) init and extra_repr as torch's)."""
 from __future__ import annotations
 
@@ -131,8 +131,28 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-D convolution; weight [in, out/groups, kh, kw]; forward(input, output_size=None)."""
+class Conv3d(_ConvNd):
+    """3-D convolution; weight [out, in/groups, kd, kh, kw] ~ kaiming_uniform(a=sqrt(5)), bias ~ U(+-1/sqrt(fan_in))."""
+
+    _n = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            weight, bias, self.stride, (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Transposed convolution; weight [in, out/groups, *k]; forward(input, output_size=None)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
@@ -163,7 +183,25 @@ class ConvTranspose2d(_ConvNd):
         return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
 
     def forward(self, input, output_size=None):
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
+        n = self._n
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, n,
                                               self.dilation)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                  self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution; weight [in, out/groups, k]."""
+
+    _n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution; weight [in, out/groups, kh, kw]; forward(input, output_size=None)."""
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution; weight [in, out/groups, kd, kh, kw]."""
+
+    _n = 3

@@ -1,84 +1,100 @@
-"""conv_transpose2d: the adjoint of conv2d with respect to its input (weight [C_in, C_out/groups, kh, kw]):
-one batched matmul W^T x into columns, then col2im onto the (H-1)*s - 2p + d*(k-1) + output_padding + 1
-output; grad_fn ConvolutionBackward0, as in PyTorch."""
+"""conv_transpose1d/2d/3d: the adjoint of convolution with respect to its input (weight
+[C_in, C_out/groups, *k]): one batched matmul W^T x into columns, then N-D col2im onto the
+(L-1)*s - 2p + d*(k-1) + output_padding + 1 output; grad_fn ConvolutionBackward0, as in PyTorch."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...autograd.function import Op
 from ..registry import register
-from ._util import _alloc, _pair, _shape
-from .conv import _check_dtypes
-from .im2col import Im2ColBackward0, _col2im_np, _im2col_np
+from ._util import _alloc, _cpp_name, _shape, _short
+from .im2col import Im2ColNdBackward0, _col2im_nd, _im2col_nd
+
+_PARAMS = {"stride": "ints", "padding": "ints", "output_padding": "ints", "dilation": "ints"}
+_AXES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
 
 
 class ConvolutionBackward0(Op):
-    """Transposed 2-D convolution; groups split C_in (input) and C_out (output) alike."""
+    """Transposed N-D convolution; groups split C_in (input) and C_out (output) alike."""
 
     grads_per_arg = True
 
     @staticmethod
-    def forward(ctx, input, weight, bias, stride, padding, dilation, groups, out_hw):
+    def forward(ctx, input, weight, bias, s, p, d, groups, out_size):
         x, w = input._data, weight._data
-        n, cin, h, wd = x.shape
-        _, cout_g, kh, kw = w.shape
-        kk = cout_g * kh * kw
-        pads = (padding[0], padding[0], padding[1], padding[1])
-        _alloc((n, cout_g * groups * kh * kw, h * wd), input.dtype)
+        n, cin, nwin = x.shape[0], x.shape[1], tuple(x.shape[2:])
+        cout_g, k = w.shape[1], tuple(w.shape[2:])
+        kk, L = cout_g * int(np.prod(k)), int(np.prod(nwin))
+        _alloc((n, groups * kk, L), input.dtype)
         cols = np.matmul(w.reshape(groups, cin // groups, kk).transpose(0, 2, 1),
-                         x.reshape(n, groups, cin // groups, h * wd)).reshape(n, groups * kk, h * wd)
-        out = _col2im_np(cols, cout_g * groups, out_hw[0], out_hw[1], (kh, kw), dilation, pads, stride)
+                         x.reshape(n, groups, cin // groups, L)).reshape(n, groups * kk, L)
+        out = _col2im_nd(cols, cout_g * groups, out_size, k, d, p, s, nwin)
         if bias is not None:
-            out += bias._data.reshape(-1, 1, 1)
+            out += bias._data.reshape((-1,) + (1,) * len(k))
         ctx.save_for_backward(input, weight)
-        ctx.meta = (stride, pads, dilation, groups, bias is not None)
+        ctx.meta = (s, p, d, groups, bias is not None)
         return out
 
     @staticmethod
     def backward(ctx, g):
         input, weight = ctx.saved_tensors
-        stride, pads, dilation, groups, has_bias = ctx.meta
+        s, p, d, groups, has_bias = ctx.meta
         need = ctx.needs_input_grad
-        n, cin, h, w = input.shape
-        _, cout_g, kh, kw = weight.shape
-        kk = cout_g * kh * kw
-        gcols = Im2ColBackward0.apply(g, (kh, kw), dilation, pads, stride).reshape(n, groups, kk, h * w)
+        n, cin, nwin = input.shape[0], input.shape[1], tuple(input.shape[2:])
+        cout_g, k = weight.shape[1], tuple(weight.shape[2:])
+        kk, L = cout_g * int(np.prod(k)), int(np.prod(nwin))
+        gcols = Im2ColNdBackward0.apply(g, k, d, p, s, nwin).reshape(n, groups, kk, L)
         gi = gw = gb = None
         if need[0]:
-            gi = weight.reshape(groups, cin // groups, kk).matmul(gcols).reshape(n, cin, h, w)
+            gi = weight.reshape(groups, cin // groups, kk).matmul(gcols).reshape(input.shape)
         if need[1]:
-            xg = input.reshape(n, groups, cin // groups, h * w)
-            gw = xg.matmul(gcols.transpose(2, 3)).sum(0).reshape(cin, cout_g, kh, kw)
+            xg = input.reshape(n, groups, cin // groups, L)
+            gw = xg.matmul(gcols.transpose(2, 3)).sum(0).reshape(weight.shape)
         if has_bias and len(need) > 2 and need[2]:
-            gb = g.sum((0, 2, 3))
+            gb = g.sum((0,) + tuple(range(2, g.dim())))
         return gi, gw, gb
 
     @staticmethod
     def backward_np(ctx, g):
         input, weight = ctx.saved_tensors
-        stride, pads, dilation, groups, has_bias = ctx.meta
+        s, p, d, groups, has_bias = ctx.meta
         need = ctx.needs_input_grad
         x, w = input._data, weight._data
-        n, cin, h, wd = x.shape
-        _, cout_g, kh, kw = w.shape
-        kk = cout_g * kh * kw
-        gcols = _im2col_np(g, (kh, kw), dilation, pads, stride)[0].reshape(n, groups, kk, h * wd)
+        n, cin, nwin = x.shape[0], x.shape[1], tuple(x.shape[2:])
+        cout_g, k = w.shape[1], tuple(w.shape[2:])
+        kk, L = cout_g * int(np.prod(k)), int(np.prod(nwin))
+        gcols = _im2col_nd(g, k, d, p, s, nwin).reshape(n, groups, kk, L)
         gi = gw = gb = None
         if need[0]:
-            gi = np.matmul(w.reshape(groups, cin // groups, kk), gcols).reshape(n, cin, h, wd)
+            gi = np.matmul(w.reshape(groups, cin // groups, kk), gcols).reshape(x.shape)
         if need[1]:
-            xg = x.reshape(n, groups, cin // groups, h * wd)
-            gw = np.matmul(xg, gcols.transpose(0, 1, 3, 2)).sum(0).reshape(cin, cout_g, kh, kw)
+            xg = x.reshape(n, groups, cin // groups, L)
+            gw = np.matmul(xg, gcols.transpose(0, 1, 3, 2)).sum(0).reshape(w.shape)
         if has_bias and len(need) > 2 and need[2]:
-            gb = g.sum((0, 2, 3))
+            gb = g.sum((0,) + tuple(range(2, g.ndim)))
         return gi, gw, gb
 
 
+def _ntuple(v, n):
+    if isinstance(v, (list, tuple)):
+        vals = tuple(int(x) for x in v)
+        return vals * n if len(vals) == 1 else vals
+    return (int(v),) * n
+
+
+def _check_output_padding(op, s, d):
+    if not any(op[i] >= s[i] and op[i] >= d[i] for i in range(len(op))):
+        return
+    if len(op) == 1:   # PyTorch runs 1-D as 2-D over a unit height
+        op, s, d = (0,) + op, (1,) + s, (1,) + d
+    axes = _AXES[len(op)]
+    parts = [f"{what}_{ax}: {v[i]}" for what, v in (("output_padding", op), ("stride", s), ("dilation", d))
+             for i, ax in enumerate(axes)]
+    raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
 def _check_transpose_args(input, weight, bias, s, p, op, d, groups):
-    ws = weight._data.shape
-    if len(ws) != 4:
-        raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {_shape(ws)}, but got "
-                           f"{input._data.ndim}-dimensional input of size {_shape(input._data.shape)} instead")
+    ws, xs = weight._data.shape, input._data.shape
     if min(s) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(d) <= 0:
@@ -87,46 +103,70 @@ def _check_transpose_args(input, weight, bias, s, p, op, d, groups):
         raise RuntimeError("negative padding is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if any(op[i] >= s[i] and op[i] >= d[i] for i in range(2)):
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: {s[0]} "
-                           f"stride_width: {s[1]} dilation_height: {d[0]} dilation_width: {d[1]}")
+    if len(ws) != len(xs):
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {_shape(ws)}, but "
+                           f"got {len(xs)}-dimensional input of size {_shape(xs)} instead")
+    _check_output_padding(op, s, d)
     if ws[0] % groups != 0:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{_shape(ws)}] instead")
-    c = input._data.shape[1]
-    if c != ws[0]:
-        raise RuntimeError(f"Given transposed=1, weight of size {_shape(ws)}, expected input"
-                           f"{_shape(input._data.shape)} to have {ws[0]} channels, but got {c} channels instead")
+    if xs[1] != ws[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_shape(ws)}, expected input{_shape(xs)} to have "
+                           f"{ws[0]} channels, but got {xs[1]} channels instead")
     cout = ws[1] * groups
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != cout):
         raise RuntimeError(f"Given transposed=1, weight of size {_shape(ws)}, expected bias to be 1-dimensional with "
                            f"{cout} elements, but got bias of size {_shape(bias._data.shape)} instead")
+    if input._data.dtype != weight._data.dtype:
+        if input._data.dtype == np.float32 and xs[0] > 1:   # PyTorch's mkldnn path
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
+                               "input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
+                           "be the same")
 
 
-@register(category="nn", cli=True,
-          cli_params={"stride": "ints", "padding": "ints", "output_padding": "ints", "dilation": "ints"},
+def _conv_transpose(nsp, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """conv_transpose{nsp}d after PyTorch's rank check: expand, check, compute the output size, apply."""
+    nd = input._data.ndim
+    if nd not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to conv_transpose{nsp}d, "
+                           f"but got input of size: {_shape(input._data.shape)}")
+    if nd == nsp + 1:
+        return _conv_transpose(nsp, input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                               dilation).squeeze(0)
+    if isinstance(padding, str):
+        raise TypeError(f"conv_transpose{nsp}d(): argument 'padding' must be tuple of ints, not str")
+    s, p, op, d = (_ntuple(v, nsp) for v in (stride, padding, output_padding, dilation))
+    _check_transpose_args(input, weight, bias, s, p, op, d, int(groups))
+    k, size = weight._data.shape[2:], input._data.shape[2:]
+    out = tuple((size[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1 for i in range(nsp))
+    if min(out) <= 0:
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). Calculated output size per "
+                           f"channel: ({' x '.join(map(str, out))}). Output size is too small")
+    return ConvolutionBackward0.apply(input, weight, bias, s, p, d, int(groups), out)
+
+
+@register(category="nn", cli=True, cli_params=_PARAMS,
+          cli_example="tensorcli conv-transpose1d '[[[1.0,2,3]]]' --weight '[[[1.0,-1]]]' --stride 2")
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution of [N, C_in, L] (or unbatched [C_in, L]) input with weight
+    [C_in, C_out/groups, k] (ConvolutionBackward0)."""
+    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+@register(category="nn", cli=True, cli_params=_PARAMS,
           cli_example="tensorcli conv-transpose2d '[[[[1.0,2],[3,4]]]]' --weight '[[[[1.0,0],[0,-1]]]]' --stride 2")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution ("deconvolution") of [N, C_in, H, W] (or unbatched [C_in, H, W]) input with
     weight [C_in, C_out/groups, kh, kw] (ConvolutionBackward0)."""
-    nd = input._data.ndim
-    if nd not in (3, 4):
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
-                           f"size: {_shape(input._data.shape)}")
-    if nd == 3:
-        return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
-                                dilation).squeeze(0)
-    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
-    _check_transpose_args(input, weight, bias, s, p, op, d, groups)
-    _check_dtypes(input, weight, bias)
-    if any(op[i] >= s[i] for i in range(2)):   # allowed by torch when below the dilation
-        raise NotImplementedError("conv_transpose2d: output_padding >= stride (with a larger dilation) is not "
-                                  "supported by core yet")
-    k = weight._data.shape[2:]
-    h, w = input._data.shape[2:]
-    out_hw = tuple(((h, w)[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1 for i in range(2))
-    if min(out_hw) <= 0:
-        raise RuntimeError(f"Given input size per channel: ({h} x {w}). Calculated output size per channel: "
-                           f"({out_hw[0]} x {out_hw[1]}). Output size is too small")
-    return ConvolutionBackward0.apply(input, weight, bias, s, p, d, int(groups), out_hw)
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+@register(category="nn", cli=True, cli_params=_PARAMS,
+          cli_example="tensorcli conv-transpose3d '[[[[[1.0,2]]]]]' --weight '[[[[[1.0,-1]]]]]' --stride 2")
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 3-D convolution of [N, C_in, D, H, W] (or unbatched [C_in, D, H, W]) input with weight
+    [C_in, C_out/groups, kd, kh, kw] (ConvolutionBackward0)."""
+    return _conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -1,6 +1,8 @@
 """im2col / col2im on NumPy (PyTorch's unfold layout) and F.unfold / F.fold (Im2ColBackward0 <-> Col2ImBackward0)."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -88,6 +90,68 @@ def _conv_input_grad_s1(g, w, c, h, wd, d, pads):
     if pt or pb or pl or pr:
         out = np.ascontiguousarray(out[:, :, pt:pt + h, pl:pl + wd])
     return out
+
+
+# ---------------------------------------------------------------- N-D (1-D, 3-D convolutions, transposed ones)
+# `lo` is the leading padding per spatial dim and `nwin` the number of windows per dim; trailing padding is
+# whatever the last window needs, so asymmetric ('same') and output_padding cases need no special code.
+
+def _im2col_nd(x, k, d, lo, s, nwin):
+    """[N, C, *S] -> [N, C*prod(k), prod(nwin)] (channel-major, then kernel offsets, as unfold)."""
+    n, c = x.shape[:2]
+    size = x.shape[2:]
+    nsp = len(k)
+    hi = [max(0, (nwin[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - size[i] - lo[i]) for i in range(nsp)]
+    if any(lo) or any(hi):
+        xp = np.zeros((n, c) + tuple(size[i] + lo[i] + hi[i] for i in range(nsp)), dtype=x.dtype)
+        xp[(slice(None), slice(None)) + tuple(slice(lo[i], lo[i] + size[i]) for i in range(nsp))] = x
+    else:
+        xp = x
+    kk, L = int(np.prod(k)), int(np.prod(nwin))
+    _alloc((n, c * kk, L), _dt._FROM_NP[x.dtype])
+    st = xp.strides
+    v = as_strided(xp, (n, c) + tuple(k) + tuple(nwin),
+                   st[:2] + tuple(st[2 + i] * d[i] for i in range(nsp)) + tuple(st[2 + i] * s[i] for i in range(nsp)),
+                   writeable=False)
+    return np.ascontiguousarray(v).reshape(n, c * kk, L)
+
+
+def _col2im_nd(cols, c, size, k, d, lo, s, nwin):
+    """Adjoint of _im2col_nd: sum each block column back into its [C, *size] positions."""
+    n, nsp = cols.shape[0], len(k)
+    ext = [max(size[i] + lo[i], (nwin[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1) for i in range(nsp)]
+    acc = np.zeros((n, c) + tuple(ext), dtype=cols.dtype)
+    cv = cols.reshape((n, c) + tuple(k) + tuple(nwin))
+    for off in itertools.product(*(range(v) for v in k)):
+        sl = tuple(slice(off[i] * d[i], off[i] * d[i] + s[i] * (nwin[i] - 1) + 1, s[i]) for i in range(nsp))
+        acc[(slice(None), slice(None)) + sl] += cv[(slice(None), slice(None)) + off]
+    return np.ascontiguousarray(acc[(slice(None), slice(None)) + tuple(slice(lo[i], lo[i] + size[i])
+                                                                         for i in range(nsp))])
+
+
+class Im2ColNdBackward0(Op):
+    """N-D im2col (a convolution's column matrix); its adjoint is Col2ImNdBackward0."""
+
+    @staticmethod
+    def forward(ctx, input, k, d, lo, s, nwin):
+        ctx.meta = (input._data.shape[1], input._data.shape[2:], k, d, lo, s, nwin)
+        return _im2col_nd(input._data, k, d, lo, s, nwin)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Col2ImNdBackward0.apply(g, *ctx.meta)
+
+
+class Col2ImNdBackward0(Op):
+    @staticmethod
+    def forward(ctx, cols, c, size, k, d, lo, s, nwin):
+        ctx.meta = (k, d, lo, s, nwin)
+        _alloc((cols._data.shape[0], c) + tuple(size), cols.dtype)
+        return _col2im_nd(cols._data, c, size, k, d, lo, s, nwin)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Im2ColNdBackward0.apply(g, *ctx.meta)
 
 
 class Im2ColBackward0(Op):

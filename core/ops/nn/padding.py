@@ -1,4 +1,5 @@
-"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops)."""
+"""F.pad: constant (ConstantPadNdBackward0), reflect / replicate / circular (gather <-> scatter Ops);
+torch.constant_pad_nd."""
 from __future__ import annotations
 
 import numpy as np
@@ -149,3 +150,18 @@ def pad(input, pad, mode="constant", value=None):
             idx = idx[max(-lo, 0):len(idx) - max(-hi, 0)]
         maps.append((dim, idx))
     return _PAD_OPS[(mode, n)].apply(input, tuple(maps))
+
+
+@register(category="shape", cli=True, cli_params={"pad": "ints"},   # torch.* only (not in F): a shape op
+          cli_example="tensorcli constant-pad-nd '[[1,2],[3,4]]' --pad 1,0 --value 9")
+def constant_pad_nd(input, pad, value=0):
+    """torch.constant_pad_nd: pad (negative amounts crop) the trailing dims with `value`
+    (ConstantPadNdBackward0); pad = (last_lo, last_hi, prev_lo, ...)."""
+    pad = tuple(int(p) for p in pad)
+    nd = input._data.ndim
+    if len(pad) % 2 != 0:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > nd:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)}while the input has {nd}dimensions.")
+    return ConstantPadNdBackward0.apply(input, pad, value)

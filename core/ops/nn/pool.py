@@ -48,6 +48,8 @@ def _pool_checks(input, k, s, p, d, ceil_mode, name):
     if d[0] <= 0 or d[1] <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
     for i in range(2):
+        if p[i] < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p[i]}")
         if p[i] > ((k[i] - 1) * d[i] + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
                                f"kernel_size={k[i]} and dilation={d[i]}")
@@ -80,7 +82,7 @@ def _maxpool_scatter_np(gd, idx, in_shape, disjoint):
     """Add each pooled gradient into the input position its window's maximum came from."""
     h, w = in_shape[-2:]
     nc = int(np.prod(in_shape[:-2]))
-    flat = (np.arange(nc).reshape((nc, 1)) * (h * w) + idx.reshape(nc, -1)).ravel()
+    flat = (np.arange(nc).reshape((nc, 1)) * (h * w) + idx.reshape(nc, int(np.prod(idx.shape[-2:])))).ravel()
     if disjoint:   # non-overlapping windows: no position is hit twice
         out = np.zeros(nc * h * w, dtype=gd.dtype)
         out[flat] = gd.ravel()
@@ -168,8 +170,9 @@ class MaxPoolGatherBackward0(Op):
         ctx.shape = input._data.shape
         x = input._data
         lead = x.shape[:-2]
-        flat = x.reshape(lead + (-1,))
-        return np.take_along_axis(flat, idx._data.reshape(lead + (-1,)), -1).reshape(idx._data.shape)
+        flat = x.reshape(lead + (int(np.prod(x.shape[-2:])),))
+        picks = idx._data.reshape(lead + (int(np.prod(idx._data.shape[-2:])),))
+        return np.take_along_axis(flat, picks, -1).reshape(idx._data.shape)
 
     @staticmethod
     def backward(ctx, g):
