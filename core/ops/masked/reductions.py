@@ -64,7 +64,8 @@ def _arg(op):
         return FUNCTIONS[op](combine(op, input, mask), dim, bool(keepdim)).to(dtype=dtype)
     fn.__name__ = op
     fn.__doc__ = f"Index of the {'largest' if op == 'argmax' else 'smallest'} masked-in element along dim."
-    return register(name="masked." + op, category="masked", function=False)(fn)
+    return register(name="masked." + op, category="masked", function=False, cli=True,
+                    cli_example=f"tensorcli masked.{op} {_EX2}")(fn)
 
 
 argmax = _arg("argmax")

@@ -250,7 +250,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 # no command yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
-@register(category="nn", function=False)
+@register(category="nn", function=False,
+          cli_reason="its `grid` argument collides with the CLI's own --grid option: call F.grid_sample in an expression")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input [N, C, H, W] (or [N, C, D, H, W]) at the normalised locations of grid [N, Ho, Wo, 2]
     ([N, Do, Ho, Wo, 3]): bilinear, nearest or bicubic; zeros, border or reflection padding."""

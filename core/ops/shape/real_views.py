@@ -60,7 +60,7 @@ def imag(input):
 registry.export(imag)
 
 
-@register(category="logical", methods=("isreal",))   # no gradient, not a command (as isnan)
+@register(category="logical", methods=("isreal",), cli=True, cli_example="tensorcli isreal '[1.0,-2,3]' --explain")
 def isreal(input):
     """True where the imaginary part is 0: everywhere for a real tensor (a bool tensor)."""
     _check("isreal", input)

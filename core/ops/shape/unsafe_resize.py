@@ -83,7 +83,8 @@ class AsStridedScatterBackward0(Op):
 
 # not a command: torch's gradient for input (mirrored) is not the derivative (torch.autograd.gradcheck fails
 # on torch's own as_strided_scatter), so --explain's perturbation check cannot agree with --backward
-@register(category="shape", methods=("as_strided_scatter",))
+@register(category="shape", methods=("as_strided_scatter",),
+          cli_reason="torch's gradient for input is not its derivative, so its explanation cannot be checked: use an expression")
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of input whose as_strided(size, stride, storage_offset) region holds src."""
     dense = input if input.is_contiguous() else input.contiguous()
