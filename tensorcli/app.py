@@ -356,7 +356,8 @@ def build_app(only=None, modules=None) -> typer.Typer:
         """tensorcli"""
 
     from .commands import COMMAND_MODULES
-    for mod in COMMAND_MODULES if modules is None else modules:
+    mods = COMMAND_MODULES + tuple(m for m in ("eval",) if m not in COMMAND_MODULES)  # until listed there
+    for mod in mods if modules is None else modules:
         full = f"{__package__}.commands.{mod}"
         try:
             module = importlib.import_module(full)
