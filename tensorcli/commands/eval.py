@@ -23,9 +23,10 @@ EXAMPLES = (
     "tensorcli eval 'torch.where(x > 0, x, 0.0)' --let x='[-1.0, 2.0]' -o out.npy",
 )
 
-SUMMARY = ("Print the value of EXPR: a tensor (as print(t) in PyTorch, with a header line like the op "
-           "commands'), each tensor of a tuple (out[0], out[1], ... or the return type's field names), "
-           "a number or a torch.Size as Python prints it.")
+SUMMARY = ("Print the value of an expression over --let tensors, as PyTorch prints it.\n\n"
+           "A tensor is printed as print(t) in PyTorch, after a header line like the op commands'; a tuple "
+           "of tensors one by one (out[0], out[1], ... or the return type's field names: values, indices); "
+           "a number, a torch.Size or any other value as Python prints it.")
 
 EXPR_HELP = ("EXPR: PyTorch statements separated by ';' (torch.*, F.*, tensor methods, operators, "
              "torch.nan, math.pi); the value of the last one is printed. A whitelist interpreter runs it, "
