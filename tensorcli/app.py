@@ -260,8 +260,8 @@ def no_such_command(name: str, commands) -> str:
     near = [hit] if hit else difflib.get_close_matches(name.replace("-", "_"), ops, n=2, cutoff=0.75)
     if near and not (close and close[0] == key):
         msg += (" " + " / ".join(f"torch.{o}" for o in near) + (" has" if len(near) == 1 else " have")
-                + " no command yet: try it in an expression, e.g. tensorcli grad "
-                + f"'y = torch.{near[0]}(x)' --let x='[1.0, 2.0]' (tensorcli ops --all lists every op)")
+                + " no command yet: try it in an expression, e.g. tensorcli eval "
+                + f"'torch.{near[0]}(x)' --let x='[1.0, 2.0]' (tensorcli ops --all lists every op)")
     return msg
 
 

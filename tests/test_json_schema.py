@@ -108,6 +108,10 @@ COMMANDS = {
     "grad-twice": ("grad", "y = (x * w).sum()", *LET, "--backward-twice"),
     "graph": ("graph", "y = (x * w).sum()", *LET),
     "modes": ("modes", "y = (x * w).sum()", *LET),
+    "eval": ("eval", "torch.softmax(x, dim=0)", "--let", "x=[1.0, 2.0]"),
+    "eval-tuple": ("eval", "x.max(dim=0)", "--let", "x=[[1.0, 2.0], [3.0, 0.0]]"),
+    "eval-number": ("eval", "(x * w).sum().item()", *LET[:4]),
+    "eval-size": ("eval", "x.shape", "--let", "x=[[1, 2, 3]]"),
     "memory": ("memory", "--model", "Linear(4,3) -> ReLU()", "--input-shape", "2,4", "--modes", "grad,no_grad,detach"),
 }
 

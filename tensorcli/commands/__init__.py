@@ -75,4 +75,4 @@ def fold_example(command: str, width: int = 74, indent: str = "  ") -> str:
 
 # Imported by tensorcli.app, in this order; a missing module is skipped (the op commands come
 # from commands/op.py, which the app adds after these).
-COMMAND_MODULES = ("ops", "show", "autograd", "memory", "check")
+COMMAND_MODULES = ("ops", "show", "autograd", "memory", "check", "eval")
