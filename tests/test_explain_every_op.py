@@ -98,6 +98,9 @@ def invoke(app, argv):
 def _float_values(call, convert_ints):
     vals, leaves = dict(call.values), {}
     for name, v in call.values.items():
+        if name in ("running_mean", "running_var") and isinstance(v, core.Tensor):   # must match input's dtype
+            vals[name] = core.from_numpy(np.asarray(v._data, dtype=np.float64).copy())
+            continue
         if name in deps.STEERING:
             continue
         items = [(None, v)] if isinstance(v, core.Tensor) else (
