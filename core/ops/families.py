@@ -20,7 +20,7 @@ from . import lazy_table, registry
 # import order = registration order (OPS lists ops in this order; a later family may override)
 ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion",
          "creation_more", "masked")
-LAZY = ("linalg", "sorting", "random", "nn")
+LAZY = ("linalg", "sorting", "random", "nn", "creation_more", "masked")
 EAGER = os.environ.get("CORE_EAGER_FAMILIES") == "1"
 ORIGIN: dict[str, dict] = {}    # eager mode only: family -> what it registered (the table's source)
 
