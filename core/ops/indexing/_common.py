@@ -11,6 +11,7 @@ from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..inplace import _any_requires_grad, check_inplace, make_inplace
 from ..pointwise import _out
+from ..pointwise._out_checks import INTERNAL_OVERLAP_MSG, check_out_partial_overlap, has_internal_overlap
 
 _INT_IDX = (np.dtype(np.int64), np.dtype(np.int32))
 _I64 = np.dtype(np.int64)
@@ -126,6 +127,9 @@ _OUT_DTYPE_MSG = {
 _OUT_OVERLAP = ("gather", "index_select", "take", "masked_select")
 
 
+_OUT_OVERLAP_BEFORE_RESIZE = {"index_select"}   # checks an expanded out before resizing it (index_select_out_cpu_)
+
+
 def _out_arg(result, out, op=None, *inputs):
     """PyTorch's `out=`: copy the result into `out` (resized like PyTorch) and return it. With `op`,
     ATen's checks first: `out` has the result's dtype, and (for ops that read while writing) shares no
@@ -137,10 +141,15 @@ def _out_arg(result, out, op=None, *inputs):
             msg = _OUT_DTYPE_MSG.get(op, "Expected out tensor to have dtype {want}, but got {got} instead")
             raise RuntimeError(msg.format(self=scalar_name(result.dtype), out=scalar_name(out.dtype),
                                           want=cpp_name(result.dtype), got=cpp_name(out.dtype)))
+        if op == "gather":   # assert_no_overlap(out, self), assert_no_partial_overlap(out, index)
+            check_out_partial_overlap(out, result._data.shape, inputs[1])
+            inputs = inputs[:1]
         if op in _OUT_OVERLAP and any(isinstance(t, Tensor) and np.shares_memory(out._data, t._data)
                                       for t in inputs):
             raise RuntimeError(_OVERLAP_MSG)
-    return _out(result, out)
+        if op in _OUT_OVERLAP_BEFORE_RESIZE and has_internal_overlap(out._data):
+            raise RuntimeError(INTERNAL_OVERLAP_MSG)
+    return _out(result, out, *inputs)
 
 
 _check_alloc = check_alloc

@@ -47,6 +47,11 @@ class MaskedFillBackward1(Op):
         return g.masked_fill(mask, 0), gv
 
 
+# c10's scalar type names, as PyTorch's conversion errors spell them
+_C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t", "int32": "int",
+              "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
 def _masked_fill_checks(input, mask, value):
     """Validate like PyTorch's masked_fill; returns the broadcast shape of mask and input."""
     if not isinstance(mask, Tensor):
@@ -59,9 +64,17 @@ def _masked_fill_checks(input, mask, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
-    elif not isinstance(value, (int, float, bool, np.number, np.bool_)):
+    elif isinstance(value, (complex, np.complexfloating)) and input._data.dtype.kind not in "cb":   # bool: != 0
+        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES.get(input._data.dtype.name, input._data.dtype.name)}"
+                           " without overflow")
+    elif not isinstance(value, (int, float, bool, complex, np.number, np.bool_)):
         raise TypeError(f"masked_fill(): argument 'value' (position 2) must be Number, not {type(value).__name__}")
     return shape
+
+
+def _real_value(value):
+    """A complex value reaching a bool tensor (the only real dtype that takes one) is value != 0."""
+    return bool(value) if isinstance(value, (complex, np.complexfloating)) else value
 
 
 @register(category="indexing", methods=("masked_fill",), kind="scatter", rule=_masked_fill_rule, cli=True,
@@ -72,6 +85,7 @@ def masked_fill(input, mask, value):
 
     value is a number or a 0-d tensor, cast to input's dtype."""
     shape = _masked_fill_checks(input, mask, value)
+    value = _real_value(value)
     if isinstance(value, Tensor):
         return MaskedFillBackward1.apply(input, value, mask=mask, shape=shape)
     return MaskedFillBackward0.apply(input, mask=mask, value=value, shape=shape)
@@ -79,6 +93,7 @@ def masked_fill(input, mask, value):
 
 def _masked_fill_direct(self, mask, value):
     shape = _masked_fill_checks(self, mask, value)
+    value = _real_value(value)
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {_lst(self._data.shape)} doesn't match the broadcast shape "
                            f"{_lst(shape)}")

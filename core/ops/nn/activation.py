@@ -221,6 +221,8 @@ class HardtanhBackward0(Op):
           cli_example=f"tensorcli hardtanh {_X} --min-val -1 --max-val 1")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(x, min_val, max_val) (HardtanhBackward0)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         return _inplace_apply(input, HardtanhBackward0, min_val, max_val)
     return HardtanhBackward0.apply(input, min_val, max_val)

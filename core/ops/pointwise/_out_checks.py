@@ -69,6 +69,22 @@ def check_out_overlap(out, shape, inputs):
             raise RuntimeError(OVERLAP_MSG)
 
 
+def check_out_partial_overlap(out, shape, t):
+    """ATen's assert_no_partial_overlap(out, t) after out's resize: the same elements (same start, shape and
+    strides) are allowed, any other sharing of memory raises (gather's check on its index)."""
+    a, b = out._data, t._data
+    shape = tuple(shape)
+    resized = a.shape != shape
+    same = (not resized and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
+    n = math.prod(shape)
+    if same or n == 0 or b.size == 0 or _root(b) is not _root(a) or not _dense(b) or not (resized or _dense(a)):
+        return
+    span, (lo, hi) = _span(a, n * a.itemsize if resized else None), _span(b)
+    if span[0] < hi and lo < span[1]:
+        raise RuntimeError(OVERLAP_MSG)
+
+
 # ATen's most common wording of a structured op's out dtype check (c10 type names)
 EXPECTED_DTYPE = "Expected out tensor to have dtype {want}, but got {got} instead"
 _OUT_TYPES = {}

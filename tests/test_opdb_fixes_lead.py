@@ -1,0 +1,47 @@
+"""Argument checks fixed at merge time, each side by side with torch."""
+import pytest
+
+import core
+
+
+def test_hardtanh_refuses_min_above_max(torch):
+    for lib in (torch, core):
+        with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+            lib.nn.functional.hardtanh(lib.ones(2), 2.0, 1.0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "int8", "uint8"])
+def test_masked_fill_with_a_complex_value_is_a_runtime_error_naming_the_type(torch, dtype):
+    msgs = []
+    for lib in (torch, core):
+        with pytest.raises(RuntimeError) as e:
+            lib.ones(2, dtype=getattr(lib, dtype)).masked_fill(lib.tensor([True, False]), 1 + 2j)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_masked_fill_of_a_bool_tensor_with_a_complex_value_writes_value_ne_zero(torch):
+    for v in (1 + 2j, 0j):
+        want = torch.zeros(2, dtype=torch.bool).masked_fill(torch.tensor([True, False]), v)
+        got = core.zeros(2, dtype=core.bool).masked_fill(core.tensor([True, False]), v)
+        assert got.tolist() == want.tolist()
+
+
+def test_index_select_refuses_an_expanded_out_before_resizing_it(torch):
+    msgs = []
+    for lib in (torch, core):
+        with pytest.raises(RuntimeError) as e:
+            lib.index_select(lib.arange(4.0), 0, lib.tensor([0, 1, 2]), out=lib.zeros(1).expand(3))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_gather_allows_out_to_be_index_itself_but_not_part_of_it(torch):
+    got = []
+    for lib in (torch, core):
+        index = lib.tensor([[0, 1], [1, 0]])
+        got.append(lib.gather(lib.tensor([[1, 2], [3, 4]]), 1, index, out=index).tolist())
+        flat = lib.tensor([0, 1, 1, 0, 0, 0])
+        with pytest.raises(RuntimeError, match="unsupported operation"):
+            lib.gather(lib.tensor([[1, 2], [3, 4]]), 1, flat[:4].view(2, 2), out=flat[1:5].view(2, 2))
+    assert got[0] == got[1]
