@@ -415,3 +415,34 @@ def test_backward_is_torchs_gradient(torch, app, name):
             theirs = {tuple(int(i) for i in e): float(j[e]) for e in nz} if j.size else {}
             for e in set(mine) | set(theirs):   # rounding-level entries (1e-9) may be exact zeros in one
                 assert np.isclose(float(mine.get(e, 0.0)), theirs.get(e, 0.0), rtol=1e-4, atol=1e-6), (lab, oi, e)
+
+
+# -- --dim all on every command with a dim -------------------------------------------------------
+
+def _dim_commands():
+    from tensorcli import spec
+    out = []
+    for name in COMMANDS:
+        argv = example_argv(name)
+        if "--dim" in argv and any(s.name == "dim" for s in spec.classify(OPS[name])):
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _dim_commands())
+def test_dim_all_runs_the_op_under_every_dim(app, name):
+    """--dim all: one column per dim of the input, each the op's result under that dim (or that dim's
+    own error), with its explanation."""
+    argv = example_argv(name)
+    i = argv.index("--dim")
+    base = argv[:i] + argv[i + 2:]
+    code, obj, _ = invoke(app, base + ["--dim", "all", "--explain", "--json"])
+    assert code == 0, obj
+    assert obj["dims"], name
+    for col in obj["dims"]:
+        c, single, _ = invoke(app, base + ["--dim", str(col["dim"]), "--json"])
+        if "error" in col:
+            assert c == 2
+            continue
+        assert c == 0 and col["result"] == single["result"], (name, col["dim"])
+        assert "explain" in col
