@@ -95,9 +95,6 @@ def _IMG35(T):
 def _IMG(T):
     return T.arange(1.0, 17).reshape(1, 1, 4, 4)
 
-def _CUBE(T):
-    return T.arange(1.0, 9).reshape(1, 1, 2, 2, 2)
-
 
 REFERENCE.update({
     "native_layer_norm": lambda T: T.native_layer_norm(_t(T, [[1.0, 2, 3], [2, 4, 9]]), [3], _t(T, [1.0, 2, 3]),
@@ -107,26 +104,13 @@ REFERENCE.update({
                                                        0.1, 1e-5),
     "native_group_norm": lambda T: T.native_group_norm(_t(T, [[[1.0, 2], [3, 4], [5, 9], [0, 1]]]),
                                                        _t(T, [1.0, 2, 3, 4]), _t(T, [0.0, 0, 1, 1]), 1, 4, 2, 2, 1e-5),
-    "max_pool1d": lambda T: T.max_pool1d(_t(T, [[[1.0, 3, 2, 5, 4, 6]]]), 2),
-    "avg_pool1d": lambda T: T.avg_pool1d(_t(T, [[[1.0, 3, 2, 5, 4, 6]]]), 2),
-    "max_pool3d": lambda T: T.max_pool3d(_CUBE(T), 2),
-    "avg_pool3d": lambda T: T.nn.functional.avg_pool3d(_CUBE(T), 2),
-    "adaptive_avg_pool3d": lambda T: T.nn.functional.adaptive_avg_pool3d(_CUBE(T), (1, 1, 2)),
-    "adaptive_max_pool3d": lambda T: T.nn.functional.adaptive_max_pool3d(_CUBE(T), (1, 1, 2)),
-    "max_unpool1d": lambda T: T.nn.functional.max_unpool1d(_t(T, [[[5.0, 7]]]), _t(T, [[[1, 2]]]), 2),
-    "max_unpool2d": lambda T: T.nn.functional.max_unpool2d(_t(T, [[[[5.0]]]]), _t(T, [[[[3]]]]), (2, 2)),
-    "max_unpool3d": lambda T: T.nn.functional.max_unpool3d(_t(T, [[[[[5.0]]]]]), _t(T, [[[[[7]]]]]), (2, 2, 2)),
-    "fractional_max_pool2d": lambda T: T.nn.functional.fractional_max_pool2d(_IMG(T), (2, 2), (2, 2)),
-    "fractional_max_pool3d": lambda T: T.nn.functional.fractional_max_pool3d(_CUBE(T), (1, 1, 1), (1, 1, 1)),
-    "constant_pad_nd": lambda T: T.constant_pad_nd(_t(T, [[1, 2], [3, 4]]), (1, 0), 9),
-    "conv3d": lambda T: T.conv3d(_CUBE(T), _t(T, [[[[[1.0]], [[-1]]]]])),
-    "conv_transpose1d": lambda T: T.conv_transpose1d(_t(T, [[[1.0, 2, 3]]]), _t(T, [[[1.0, -1]]]), stride=2),
-    "conv_transpose3d": lambda T: T.conv_transpose3d(_t(T, [[[[[1.0, 2]]]]]), _t(T, [[[[[1.0, -1]]]]]), stride=2),
-    "interpolate": lambda T: T.nn.functional.interpolate(_t(T, [[[1.0, 2, 4]]]), scale_factor=2, mode="linear"),
-    "upsample_nearest": lambda T: T.nn.functional.interpolate(_t(T, [[[[1.0, 2], [3, 4]]]]), scale_factor=2),
-    "upsample_bilinear": lambda T: T.nn.functional.interpolate(_t(T, [[[[1.0, 2], [3, 4]]]]), scale_factor=2,
-                                                               mode="bilinear", align_corners=True),
 })
+
+from test_nn_conv_more import COMMANDS as _CONV  # noqa: E402
+from test_nn_interpolate import COMMANDS as _INTERP  # noqa: E402
+from test_nn_pool_more import COMMANDS as _POOL  # noqa: E402
+
+REFERENCE.update({**_POOL, **_CONV, **_INTERP})
 
 
 

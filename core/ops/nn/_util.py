@@ -74,3 +74,16 @@ def _torch_name(fn):
     """A torch.<name> twin (torch's signature over an F kernel) is named like torch's function."""
     fn.__name__ = fn.__qualname__ = fn.__name__[len("torch_"):]
     return fn
+
+
+def check_conv_dtypes(input, weight, bias):
+    """ATen's convolution dtype checks: weight (and bias) of input's dtype, with the mkldnn path's
+    message for a float32 batch of more than one."""
+    if input._data.dtype != weight._data.dtype:
+        if input._data.dtype == np.float32 and input._data.shape[0] > 1:   # PyTorch's mkldnn path
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
+                               "input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
+                           "be the same")

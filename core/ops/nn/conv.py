@@ -8,7 +8,7 @@ import numpy as np
 from ...tensor import Size, Tensor
 from ...autograd.function import Op
 from ..registry import register
-from ._util import _alloc, _cpp_name, _shape, _short
+from ._util import _alloc, _cpp_name, _shape, _short, check_conv_dtypes
 from .im2col import Col2ImBackward0, Im2ColBackward0, _col2im_np, _conv_input_grad_s1, _im2col_np
 
 
@@ -223,14 +223,7 @@ def conv2d(*args, **kwargs):
     if ph < ekh or pw < ekw:
         raise RuntimeError(f"Calculated padded input size per channel: ({ph} x {pw}). Kernel size: ({ekh} x {ekw}). "
                            "Kernel size can't be greater than actual input size")
-    if input._data.dtype != weight._data.dtype:
-        if input._data.dtype == np.float32 and input._data.shape[0] > 1:   # PyTorch's mkldnn path
-            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
-                               "input should be a MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
-    if bias is not None and bias._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
-                           "be the same")
+    check_conv_dtypes(input, weight, bias)
     return ConvolutionBackward0.apply(input, weight, bias, stride, pads, dilation, int(groups))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...tensor import Tensor
 from ..registry import register
-from ._util import _alloc, _cpp_name, _shape, _short
+from ._util import _alloc, _shape, check_conv_dtypes
 from .conv import _expand_param
 from .im2col import Col2ImNdBackward0, Im2ColNdBackward0, _col2im_nd, _im2col_nd
 
@@ -111,14 +111,7 @@ def _conv_nd_checks(input, weight, bias, stride, padding, dilation, groups):
     if any(padded[i] < ek[i] for i in range(nsp)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, ek))}). Kernel size can't be greater than actual input size")
-    if input._data.dtype != weight._data.dtype:
-        if input._data.dtype == np.float32 and xs[0] > 1:   # PyTorch's mkldnn path
-            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
-                               "input should be a MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
-    if bias is not None and bias._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
-                           "be the same")
+    check_conv_dtypes(input, weight, bias)
     nwin = tuple((padded[i] - ek[i]) // stride[i] + 1 for i in range(nsp))
     return lo, nwin
 

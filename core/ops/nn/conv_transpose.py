@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ..registry import register
-from ._util import _alloc, _cpp_name, _shape, _short
+from ._util import _alloc, _shape, check_conv_dtypes
 from .im2col import Im2ColNdBackward0, _col2im_nd, _im2col_nd
 
 _PARAMS = {"stride": "ints", "padding": "ints", "output_padding": "ints", "dilation": "ints"}
@@ -117,14 +117,7 @@ def _check_transpose_args(input, weight, bias, s, p, op, d, groups):
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != cout):
         raise RuntimeError(f"Given transposed=1, weight of size {_shape(ws)}, expected bias to be 1-dimensional with "
                            f"{cout} elements, but got bias of size {_shape(bias._data.shape)} instead")
-    if input._data.dtype != weight._data.dtype:
-        if input._data.dtype == np.float32 and xs[0] > 1:   # PyTorch's mkldnn path
-            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
-                               "input should be a MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}")
-    if bias is not None and bias._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
-                           "be the same")
+    check_conv_dtypes(input, weight, bias)
 
 
 def _conv_transpose(nsp, input, weight, bias, stride, padding, output_padding, groups, dilation):
