@@ -45,3 +45,14 @@ def test_gather_allows_out_to_be_index_itself_but_not_part_of_it(torch):
         with pytest.raises(RuntimeError, match="unsupported operation"):
             lib.gather(lib.tensor([[1, 2], [3, 4]]), 1, flat[:4].view(2, 2), out=flat[1:5].view(2, 2))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_polygamma_and_zeta_at_infinities_and_nan(torch, n):
+    values = [float("inf"), -float("inf"), float("nan"), -3.0, 2.0]
+    want = torch.polygamma(n, torch.tensor(values, dtype=torch.float64))
+    got = core.polygamma(n, core.tensor(values, dtype=core.float64))
+    torch.testing.assert_close(torch.from_numpy(got.numpy()), want, equal_nan=True)
+    q = [-float("inf"), float("inf")]
+    torch.testing.assert_close(torch.from_numpy(core.special.zeta(core.tensor([n + 1.0] * 2), core.tensor(q)).numpy()),
+                               torch.special.zeta(torch.tensor([n + 1.0] * 2), torch.tensor(q)), equal_nan=True)

@@ -214,7 +214,7 @@ def _zeta_scalar(x, q):
     if x < 1:
         return math.nan
     if q <= 0:
-        if q == math.floor(q):
+        if q == np.floor(q):          # -inf included (math.floor would raise)
             return math.inf
         if not x == np.floor(x):     # NaN x included
             return math.nan
