@@ -56,3 +56,29 @@ def test_polygamma_and_zeta_at_infinities_and_nan(torch, n):
     q = [-float("inf"), float("inf")]
     torch.testing.assert_close(torch.from_numpy(core.special.zeta(core.tensor([n + 1.0] * 2), core.tensor(q)).numpy()),
                                torch.special.zeta(torch.tensor([n + 1.0] * 2), torch.tensor(q)), equal_nan=True)
+
+
+def test_diff_of_order_zero_ignores_prepend_and_append(torch):
+    x, pre, app = [[1.0, 2], [3, 5]], [[0.0, 1]], [[7.0, 7], [8, 9]]
+    want = torch.diff(torch.tensor(x), 0, 0, torch.tensor(pre), torch.tensor(app))
+    got = core.diff(core.tensor(x), 0, 0, core.tensor(pre), core.tensor(app))
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("p", [1, 3, 5])
+def test_mvlgamma_at_infinities_and_nan(torch, p):
+    values = [float("inf"), -float("inf"), float("nan"), 2.5, 4.0]
+    want = torch.mvlgamma(torch.tensor(values, dtype=torch.float64), p)
+    got = core.mvlgamma(core.tensor(values, dtype=core.float64), p)
+    torch.testing.assert_close(torch.from_numpy(got.numpy()), want, equal_nan=True)
+
+
+def test_group_norm_of_an_empty_batch_is_empty_with_zero_parameter_grads(torch):
+    got = []
+    for lib in (torch, core):
+        x = lib.zeros(0, 4, 3, requires_grad=True)
+        w, b = lib.ones(4, requires_grad=True), lib.zeros(4, requires_grad=True)
+        y = lib.nn.functional.group_norm(x, 2, w, b)
+        y.sum().backward()
+        got.append((list(y.shape), list(x.grad.shape), w.grad.tolist(), b.grad.tolist()))
+    assert got[0] == got[1]

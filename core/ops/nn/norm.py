@@ -262,12 +262,15 @@ class NativeGroupNormBackward0(Op):
     def forward(ctx, input, weight, bias, groups, eps):
         x = input._data
         n, c = x.shape[:2]
-        xg = x.reshape(n, groups, -1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = xg.mean(-1, keepdims=True, dtype=np.float64)
-            xc = xg - mean.astype(x.dtype)
-            rstd = (1.0 / np.sqrt(np.square(xc, dtype=np.float64).mean(-1, keepdims=True) + eps)).astype(x.dtype)
-        out = (xc * rstd).reshape(x.shape)
+        if x.size == 0:   # an empty batch: an empty result (and gradients), as PyTorch
+            out = x.copy()
+        else:
+            xg = x.reshape(n, groups, -1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = xg.mean(-1, keepdims=True, dtype=np.float64)
+                xc = xg - mean.astype(x.dtype)
+                rstd = (1.0 / np.sqrt(np.square(xc, dtype=np.float64).mean(-1, keepdims=True) + eps)).astype(x.dtype)
+            out = (xc * rstd).reshape(x.shape)
         cshape = (1, c) + (1,) * (x.ndim - 2)
         if weight is not None:
             out = out * weight._data.reshape(cshape)
@@ -283,14 +286,14 @@ class NativeGroupNormBackward0(Op):
         groups, eps, cshape = ctx.meta
         need = ctx.needs_input_grad
         n = x.shape[0]
-        xg = x.reshape(n, groups, -1)
+        xg = x.reshape(n, groups, x.numel() // max(n * groups, 1))   # -1 cannot be inferred for n == 0
         mean = xg.mean(-1, keepdim=True)
         rstd = ((xg - mean) * (xg - mean)).mean(-1, keepdim=True).add(eps).rsqrt()
         xhat = (xg - mean) * rstd
         axes = (0,) + tuple(range(2, x.dim()))
         gi = gw = gb = None
         if need[0]:
-            gxhat = (g * w.reshape(cshape) if w is not None else g).reshape(n, groups, -1)
+            gxhat = (g * w.reshape(cshape) if w is not None else g).reshape(xg.shape)
             gi = ((gxhat - gxhat.mean(-1, keepdim=True) - xhat * (gxhat * xhat).mean(-1, keepdim=True)) * rstd)
             gi = gi.reshape(x.shape)
         if len(need) > 1 and need[1]:

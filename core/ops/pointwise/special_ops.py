@@ -259,7 +259,7 @@ class MvlgammaBackward0(Op):
         d = _float_data(a).astype(np.float64)
         ctx.save_for_backward(a)
         ctx.p = p
-        lg = np.vectorize(lambda v: math.lgamma(v) if v > 0 or v != math.floor(v) else math.inf, otypes=[np.float64])
+        lg = np.vectorize(lambda v: math.lgamma(v) if v > 0 or v != np.floor(v) else math.inf, otypes=[np.float64])
         r = sum(quietly(lg, d - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
         return np.asarray(r, dtype=_float_data(a).dtype)
 

@@ -38,11 +38,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     for extra in (prepend, append):
         if isinstance(extra, Tensor) and extra.dim() != input.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    if prepend is not None or append is not None:
-        input = _cat([t for t in (prepend, input, append) if t is not None], d)
-    if n == 0:
+    if n == 0:   # PyTorch returns a copy of input, prepend/append ignored
         r = zeros_like(input)
         return r.copy_(input)
+    if prepend is not None or append is not None:
+        input = _cat([t for t in (prepend, input, append) if t is not None], d)
     for _ in range(min(n, input.shape[d])):
         input = _diff_once(input, d)
     return input
