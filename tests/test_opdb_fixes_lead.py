@@ -82,3 +82,10 @@ def test_group_norm_of_an_empty_batch_is_empty_with_zero_parameter_grads(torch):
         y.sum().backward()
         got.append((list(y.shape), list(x.grad.shape), w.grad.tolist(), b.grad.tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("bshape, vshape", [((0, 3), (0, 2)), ((2, 0), (2, 3)), ((3, 0, 4), (3, 0, 1))])
+def test_searchsorted_with_empty_batched_boundaries(torch, bshape, vshape):
+    want = torch.searchsorted(torch.zeros(bshape), torch.zeros(vshape))
+    got = core.searchsorted(core.zeros(bshape), core.zeros(vshape))
+    assert list(got.shape) == list(want.shape) and got.tolist() == want.tolist() and got.dtype == core.int64

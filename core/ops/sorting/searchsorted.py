@@ -1,6 +1,8 @@
 """searchsorted and bucketize with PyTorch's side/right/sorter rules and errors."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import dtypes as _dt
@@ -77,8 +79,9 @@ def _searchsorted(boundaries, input, out_int32, right, side, sorter, scalar_inpu
         bd2, v2 = bd.reshape(1, n), v.reshape(1, -1)
         s2 = sorter._data.reshape(1, n) if sorter is not None else None
     else:
-        bd2, v2 = bd.reshape(-1, n), v.reshape(-1, v.shape[-1] if v.ndim else 1)
-        s2 = sorter._data.reshape(-1, n) if sorter is not None else None
+        rows = math.prod(bd.shape[:-1])   # not -1: it cannot be inferred when a dim is 0
+        bd2, v2 = bd.reshape(rows, n), v.reshape(rows, v.shape[-1] if v.ndim else 1)
+        s2 = sorter._data.reshape(rows, n) if sorter is not None else None
     if n == 0 or v2.size == 0:
         res = np.zeros(v2.shape, np.int64)
     else:
