@@ -42,30 +42,30 @@ def _dense(a):
     return a.size <= 1 or a.itemsize + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides)) == a.nbytes
 
 
+def _overlaps(a, shape, b):
+    """Whether array `a`, once resized to `shape`, shares bytes with `b` as get_overlap_status sees it:
+    only dense operands of one storage are compared (non-dense ones count as TOO_HARD: no error)."""
+    resized = a.shape != shape
+    n = math.prod(shape)
+    if n == 0 or b.size == 0 or _root(b) is not _root(a) or not _dense(b) or not (resized or _dense(a)):
+        return False
+    span, (lo, hi) = _span(a, n * a.itemsize if resized else None), _span(b)
+    return span[0] < hi and lo < span[1]
+
+
 def check_out_overlap(out, shape, inputs):
     """Raise PyTorch's errors when tensor `out` (to hold a result of `shape`) overlaps itself or an input.
 
     Mirrors ATen's order: the output is resized first (in its own storage, which every alias shares: a
-    resized view still overlaps the tensors of that storage), then checked. Like get_overlap_status,
-    non-dense operands count as TOO_HARD (no error)."""
+    resized view still overlaps the tensors of that storage), then checked."""
     a = out._data
     shape = tuple(shape)
-    resized = a.shape != shape
-    if not resized and has_internal_overlap(a):
+    if a.shape == shape and has_internal_overlap(a):
         raise RuntimeError(INTERNAL_OVERLAP_MSG)
-    n = math.prod(shape)
-    if n == 0:
+    if math.prod(shape) == 0:
         return
-    root = _root(a)
-    span = _span(a, n * a.itemsize if resized else None)
     for t in inputs:
-        if t is out:
-            raise RuntimeError(OVERLAP_MSG)
-        b = t._data
-        if b.size == 0 or _root(b) is not root or not _dense(b) or not (resized or _dense(a)):
-            continue
-        lo, hi = _span(b)
-        if span[0] < hi and lo < span[1]:
+        if t is out or _overlaps(a, shape, t._data):
             raise RuntimeError(OVERLAP_MSG)
 
 
@@ -74,14 +74,9 @@ def check_out_partial_overlap(out, shape, t):
     strides) are allowed, any other sharing of memory raises (gather's check on its index)."""
     a, b = out._data, t._data
     shape = tuple(shape)
-    resized = a.shape != shape
-    same = (not resized and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-            and a.shape == b.shape and a.strides == b.strides)
-    n = math.prod(shape)
-    if same or n == 0 or b.size == 0 or _root(b) is not _root(a) or not _dense(b) or not (resized or _dense(a)):
-        return
-    span, (lo, hi) = _span(a, n * a.itemsize if resized else None), _span(b)
-    if span[0] < hi and lo < span[1]:
+    same = (a.shape == shape == b.shape and a.strides == b.strides
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+    if not same and _overlaps(a, shape, b):
         raise RuntimeError(OVERLAP_MSG)
 
 
