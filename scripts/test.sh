@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README "Run the tests"): the pytest suite, then the example case files.
+# The suite runs on every core (pytest-xdist, `-n auto`); TENSORCLI_TEST_WORKERS=0 runs it in this process.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-python -m pytest "$@"
+python -m pytest -n "${TENSORCLI_TEST_WORKERS:-auto}" "$@"
 rc=$?
 if [ "$rc" -ne 0 ]; then
   echo "pytest failed with exit code $rc" >&2

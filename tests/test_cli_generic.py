@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import shlex
+import subprocess
+import sys
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -156,6 +159,8 @@ def test_op_table_is_up_to_date():
     with open(op_commands.TABLE_MODULE, encoding="utf-8") as fh:
         assert fh.read() == op_commands.table_source(), "run: python -m tensorcli.commands.op"
     assert op_commands.cached_table() == op_commands.command_table()
+    with open(op_commands.LISTING_MODULE, encoding="utf-8") as fh:
+        assert fh.read() == op_commands.listing_source(), "run: python -m tensorcli.commands.op"
 
 
 def test_group_help_from_the_table_lists_what_the_full_app_lists(capsys):
@@ -221,5 +226,17 @@ def test_ops_all_shows_why_an_op_has_no_command(monkeypatch):
     assert rows[name]["command"] is None and rows[name]["cli_reason"] == "a reason given at registration"
     assert "[no command: a reason given at registration]" in rows[name]["summary"]
     assert all(r["cli_reason"] is None for r in rows.values() if r["command"])
+    monkeypatch.setattr(op_commands, "cached_listing", lambda: None)   # the generated listing predates the patch
     r = invoke(cli_app.build_app(only=set(), modules=("ops",)), ["ops", "--all"])
     assert r.exit_code == 0 and "no command: a reason given at registration" in " ".join(r.stdout.split())
+
+
+def test_ops_prints_the_generated_listing_without_importing_core():
+    """`tensorcli ops` reads the rows from commands/op_table.py (start-up), and they are the registry's."""
+    from tensorcli.services.ops import all_rows
+    assert op_commands.cached_listing() == all_rows()
+    code = ("import sys\nfrom tensorcli.app import main\n"
+            "try:\n    main()\nfinally:\n    print('core' in sys.modules, file=sys.stderr)")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", code, "ops"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stderr.strip() == "False", r.stderr

@@ -35,7 +35,8 @@ def register(app):
         from tensorcli.services.ops import listing
         if ndim < 0 or ndim > 8:
             raise CliError("--ndim", f"must be between 0 and 8, got {ndim}")
-        rows = listing(ndim=ndim, dim=dim, category=category, include_all=all_)
+        from tensorcli.commands.op import cached_listing
+        rows = listing(ndim=ndim, dim=dim, category=category, include_all=all_, precomputed=cached_listing())
         if json_:
             from tensorcli.services import vocab
             sys.stdout.write(io.dumps(vocab.envelope("ops", {"ndim": ndim, "dim": dim, "ops": rows})) + "\n")

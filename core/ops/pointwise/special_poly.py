@@ -133,10 +133,15 @@ def _spherical_j0(x):
     return np.where(np.isinf(x), 0.0, r)
 
 
+def _in_dtype(kernel, d):
+    """kernel on float64, cast back to d's dtype (overflow to inf on the cast, as torch: no warning)."""
+    return np.asarray(kernel(d.astype(np.float64)), dtype=d.dtype)
+
+
 def _no_grad(name, kernel):
     def fn(input, *, out=None):
         d = input._data if input._data.dtype.kind == "f" else input._data.astype(_dt.get_default_dtype().np)
-        return _out(Tensor._make(np.asarray(quietly(kernel, d.astype(np.float64)), dtype=d.dtype)), out)
+        return _out(Tensor._make(quietly(_in_dtype, kernel, d)), out)
     fn.__name__, fn.__doc__ = name, f"special.{name}(input) (no gradient)."
     return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
 
