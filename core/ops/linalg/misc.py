@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ... import creation as _cr
+from ... import dtypes as _dt
 from ...autograd.node import Op
 from ..registry import register
 from ..shape.join import cat
@@ -112,6 +113,27 @@ def linalg_vander(x, *, N=None):
     xs = x.unsqueeze(-1)
     ones = _cr.ones(*xs.shape, dtype=x.dtype)
     return cat([ones, xs.expand(*x.shape, n - 1).cumprod(-1)], -1)
+
+
+@register("vander", category="linalg", cli=True, cli_example="tensorcli vander '[1.0,2.0,3.0]' --N 3",
+          cli_params={'N': 'int'})
+def vander(x, N=None, increasing=False):
+    """Vandermonde matrix with columns x^(N-1), ..., x^1, x^0 (x^0 first when `increasing`); integer and bool
+    x give int64 (torch.vander). Built as ATen builds it: ones, then the powers as a cumprod copied into
+    columns 1.. in place, so its backward raises torch's in-place error whenever N > 1, as torch's does."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = x.dtype if x.dtype.is_floating_point else _dt.int64
+    result = _cr.empty(x.shape[0], n, dtype=dtype)
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(result[:, 1:].cumprod(1))
+    return result if increasing else result.flip(1)
 
 
 @register("linalg.tensorinv", category="linalg", function=False,
