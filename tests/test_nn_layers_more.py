@@ -134,6 +134,8 @@ ERRORS = [
     lambda L, F: F.local_response_norm(L.ones(2, 3), 2),
     lambda L, F: F.alpha_dropout(L.ones(3), 1.5), lambda L, F: F.feature_alpha_dropout(L.ones(3), -0.1),
     lambda L, F: F.feature_alpha_dropout(L.ones(3), 0.5, True), lambda L, F: F.dropout3d(L.ones(2, 2, 2, 2), 2.0),
+    lambda L, F: F.dropout1d(L.ones(3), 0.5), lambda L, F: F.dropout1d(L.ones(2, 2, 2, 2), 0.5),
+    lambda L, F: F.dropout1d(L.ones(2, 2), -0.5),
 ]
 
 
@@ -160,8 +162,12 @@ def test_errors_match_torch(torch, call):
     lambda L, F, t: L.alpha_dropout_(t * 1, 0.2, True),
     lambda L, F, t: F.alpha_dropout(t * 1, 0.5, True, True),
     lambda L, F, t: F.dropout3d(t * 1, 0.5, True, True),
+    lambda L, F, t: F.dropout1d(t[0, 0], 0.5),
+    lambda L, F, t: F.dropout1d(t[0, 0, 0], 0.5),
+    lambda L, F, t: F.dropout1d(t[0, 0] * 1, 0.5, True, True),
 ], ids=["alpha", "alpha_strided", "feature_alpha", "dropout3d", "dropout3d_unbatched", "torch_alpha",
-        "torch_feature_alpha", "torch_feature", "torch_alpha_", "alpha_inplace", "dropout3d_inplace"])
+        "torch_feature_alpha", "torch_feature", "torch_alpha_", "alpha_inplace", "dropout3d_inplace", "dropout1d",
+        "dropout1d_unbatched", "dropout1d_inplace"])
 def test_dropouts_follow_torchs_stream(torch, call, dtype):
     """The keep mask is noise.bernoulli_(1 - p) from the default generator, as ATen's _dropout_impl: the
     same seed gives the same output bit for bit, the same grad_fn and the same gradient."""
@@ -194,6 +200,7 @@ MODULES = [
     ("RMSNorm", (4,), {}, (X1,)), ("RMSNorm", ([3, 4],), {"eps": 1e-3, "elementwise_affine": False}, (IMG,)),
     ("LocalResponseNorm", (3,), {"k": 2.0}, (IMG,)), ("AlphaDropout", (), {}, (IMG,)),
     ("FeatureAlphaDropout", (0.2, True), {}, (IMG,)), ("Dropout3d", (), {}, (VOL,)),
+    ("Dropout1d", (0.4,), {}, (IMG[0],)),
 ]
 
 

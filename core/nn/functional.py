@@ -28,7 +28,7 @@ from ..ops.nn.activation_more import (celu, glu, hardshrink, hardsigmoid, hardsw
 from ..ops.nn.activation_more import torch_celu_ as celu_, torch_selu_ as selu_
 from ..ops.nn.activation_param import prelu, rrelu, rrelu_
 from ..ops.nn.bilinear import bilinear
-from ..ops.nn.dropout_alpha import alpha_dropout, dropout3d, feature_alpha_dropout
+from ..ops.nn.dropout_alpha import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout
 from ..ops.nn.loss_composite import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,
                                      margin_ranking_loss, multilabel_soft_margin_loss, poisson_nll_loss,
                                      triplet_margin_loss, triplet_margin_with_distance_loss)
@@ -71,4 +71,4 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "poisson_nll_loss", "pdist",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "bilinear", "rms_norm", "local_response_norm",
-           "alpha_dropout", "feature_alpha_dropout", "dropout3d", "selu_", "celu_"]
+           "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d", "selu_", "celu_"]

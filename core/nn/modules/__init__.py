@@ -29,7 +29,7 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Mi
 from .bilinear import Bilinear
 from .channelshuffle import ChannelShuffle
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout_more import AlphaDropout, Dropout3d, FeatureAlphaDropout
+from .dropout_more import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                    MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
@@ -58,7 +58,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MultiLabelSoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "GaussianNLLLoss",
            "PoissonNLLLoss", "PairwiseDistance", "CosineSimilarity", "PixelShuffle", "PixelUnshuffle",
            "ChannelShuffle", "Bilinear", "RMSNorm", "LocalResponseNorm", "AlphaDropout", "FeatureAlphaDropout",
-           "Dropout3d",
+           "Dropout1d", "Dropout3d",
            "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d",
            "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",

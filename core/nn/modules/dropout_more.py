@@ -1,4 +1,4 @@
-"""AlphaDropout, FeatureAlphaDropout, Dropout3d (torch/nn/modules/dropout.py's; kept apart from Dropout/Dropout2d)."""
+"""AlphaDropout, FeatureAlphaDropout, Dropout1d, Dropout3d (torch/nn/modules/dropout.py's; kept apart from Dropout/Dropout2d)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -15,6 +15,13 @@ class _DropoutNd(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of [N, C, L] (or [C, L]) input with probability p in training mode; identity in eval."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):

@@ -89,6 +89,26 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return result
 
 
+@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
+          cli_example="tensorcli dropout1d '[[[1.0,2,3]]]' --p 0.5 --no-training")
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of [N, C, L] (or unbatched [C, L]) input with probability p, scaling the rest
+    by 1/(1-p); other ranks raise torch's RuntimeError."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
+                           "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    batched = nd == 3
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, True, False, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
 def _torch_variant(name, feature, alpha, inplace):
     def fn(input, p, train):
         return _dropout_impl(input, p, train, feature, alpha, inplace)
