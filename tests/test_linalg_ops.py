@@ -323,3 +323,18 @@ def test_second_order_gradients(torch, name):
         (gg,) = mod.autograd.grad((g * g).sum(), x)
         res.append(gg)
     assert_same(res[0], res[1], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("mkn", [(1, 1, 1), (12, 3, 2), (5, 7, 4), (1, 399, 1), (7, 7, 8), (3, 0, 2), (2, 3, 0)])
+def test_small_bmm_sums_in_atens_order_bit_for_bit(torch, dtype, mkn):
+    """Below 400 multiply-adds per matrix, ATen's baddbmm_cpu_kernel adds the products over k in order from
+    0 (float32 for half types): the same bits as torch, which BLAS's blocked sums do not give."""
+    m, k, n = mkn
+    rng = np.random.default_rng(sum(mkn))
+    a, b = rng.standard_normal((3, m, k)).astype(dtype), rng.standard_normal((3, k, n)).astype(dtype)
+    a[0] = -0.0   # products that are all -0.0 sum to torch's +0.0
+    got, want = core.bmm(core.tensor(a), core.tensor(b)), torch.bmm(torch.tensor(a), torch.tensor(b))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))

@@ -43,6 +43,7 @@ from ..ops.nn.conv3d import conv3d
 from ..ops.nn.conv_transpose import conv_transpose1d, conv_transpose3d
 from ..ops.nn.fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
                                  fractional_max_pool3d_with_indices)
+from ..ops.nn.affine_grid import affine_grid
 from ..ops.nn.grid_sample import grid_sample
 from ..ops.nn.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 from ..ops.nn.pool_nd import (avg_pool1d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d,
@@ -60,7 +61,7 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "conv_transpose1d", "conv_transpose3d", "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
            "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
            "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-           "grid_sample",
+           "grid_sample", "affine_grid",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "group_norm", "instance_norm", "cosine_similarity", "pairwise_distance", "dropout2d", "embedding_bag",
            "scaled_dot_product_attention", "multi_head_attention_forward",

@@ -4,4 +4,4 @@ from . import activation, softmax, linear, dropout, im2col, conv, conv_transpose
 from . import pool, adaptive, norm, loss, distance, padding, embedding, attention  # noqa: F401
 from . import activation_more, activation_param, loss_margin, loss_composite  # noqa: F401
 from . import pixel_shuffle, pdist, bilinear, norm_more, dropout_alpha  # noqa: F401
-from . import pool_nd, unpool, conv3d, interpolate, fractional, grid_sample  # noqa: F401
+from . import pool_nd, unpool, conv3d, interpolate, fractional, grid_sample, affine_grid  # noqa: F401
