@@ -13,9 +13,16 @@ def _m(torch, *shape, dtype=None, grad=False):
 # the torch function a registry name stands for, where the names differ
 TORCH_NAMES = {"im2col": "unfold"}
 # random results: compared by shape and dtype only
-UNDEFINED_VALUES = {"poisson"}
+UNDEFINED_VALUES = {"poisson", "gumbel_softmax"}
 
 SAMPLES = {
+    "dropout1d": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0.5, False), {}), ((_m(torch, 3, 4), 0.0), {})],
+    "vander": lambda torch: [((_m(torch, 4),), {}), ((_m(torch, 3),), {"N": 5, "increasing": True}),
+                             ((torch.tensor([1, -2, 3]),), {"N": 2}), ((_m(torch, 2),), {"N": 0})],
+    "affine_grid": lambda torch: [((_m(torch, 2, 2, 3, grad=True), (2, 1, 3, 4)), {"align_corners": False}),
+                                  ((_m(torch, 1, 3, 4, grad=True), (1, 2, 2, 3, 2)), {"align_corners": True})],
+    "gumbel_softmax": lambda torch: [((_m(torch, 3, 4),), {}),
+                                     ((_m(torch, 3, 4),), {"tau": 0.5, "hard": True, "dim": 0})],
     "fold": lambda torch: [((_m(torch, 1, 4, 9, grad=True), (4, 4), (2, 2)), {}),
                            ((_m(torch, 2, 8, 4), (3, 3)), {"kernel_size": (2, 2), "stride": 1}),
                            ((_m(torch, 1, 4, 5), (4, 4), (2, 2)), {})],

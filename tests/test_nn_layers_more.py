@@ -301,3 +301,30 @@ def test_affine_grid_warns_as_torch(torch, kwargs, match):
     for L in (core, torch):
         with pytest.warns(UserWarning, match=match):
             L.nn.functional.affine_grid(L.ones(1, 2, 3), (1, 1, 1, 3), **kwargs)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_gumbel_softmax_draws_torchs_noise(torch, hard, dim):
+    """g = -log(Exponential(1)) from the default generator (torch's exponential_ bit for bit; log to the last
+    bit), softmax((logits + g) / tau); hard: the one-hot argmax with the soft sample's gradient."""
+    res = []
+    for L in (core, torch):
+        L.manual_seed(5)
+        x = L.tensor(RNG_FIXED.astype(np.float32), requires_grad=True)
+        y = L.nn.functional.gumbel_softmax(x, tau=0.5, hard=hard, dim=dim)
+        (y * L.arange(24.0).reshape(4, 6)).sum().backward()
+        res.append((y.detach().numpy(), x.grad.numpy(), y.grad_fn.name(), L.rand(3).numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-4, atol=1e-5)
+    assert res[0][2] == res[1][2]
+    np.testing.assert_array_equal(res[0][3], res[1][3])   # the stream advanced exactly as torch's
+
+
+RNG_FIXED = np.random.default_rng(1).standard_normal((4, 6))
+
+
+def test_gumbel_softmax_eps_is_deprecated_as_in_torch(torch):
+    for L in (core, torch):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+            L.nn.functional.gumbel_softmax(L.ones(2, 3), eps=1e-5)

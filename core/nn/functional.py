@@ -23,7 +23,7 @@ from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices
 from ..ops.nn.softmax import log_softmax, softmax
 # activations, losses and small layers of issue #14
-from ..ops.nn.activation_more import (celu, glu, hardshrink, hardsigmoid, hardswish, mish, relu6, selu, softmin,
+from ..ops.nn.activation_more import (celu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, mish, relu6, selu, softmin,
                                       softshrink, softsign, tanhshrink, threshold, threshold_)
 from ..ops.nn.activation_more import torch_celu_ as celu_, torch_selu_ as selu_
 from ..ops.nn.activation_param import prelu, rrelu, rrelu_
@@ -67,7 +67,7 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "scaled_dot_product_attention", "multi_head_attention_forward",
            # issue #14: activations, losses, small layers
            "hardswish", "hardsigmoid", "relu6", "selu", "celu", "glu", "prelu", "rrelu", "rrelu_", "mish",
-           "softsign", "tanhshrink", "threshold", "threshold_", "softshrink", "hardshrink", "softmin",
+           "softsign", "tanhshrink", "threshold", "threshold_", "softshrink", "hardshrink", "softmin", "gumbel_softmax",
            "soft_margin_loss", "margin_ranking_loss", "multi_margin_loss", "multilabel_margin_loss",
            "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "poisson_nll_loss", "pdist",

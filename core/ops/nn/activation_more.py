@@ -3,11 +3,15 @@ threshold, softshrink, hardshrink, softmin (PyTorch's kernels and grad_fn names;
 live in activation_param.py)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
+from ...creation import zeros_like
 from ..pointwise import where
+from ..random import _empty_like, exponential_
 from ..registry import export, register
 from ..shape import cat
 from ._util import _make, _short, _torch_name
@@ -376,3 +380,20 @@ def hardshrink(input, lambd=0.5):
     """x if |x| > lambd else 0 (HardshrinkBackward0)."""
     _float_only(input, "hardshrink_cpu")
     return HardshrinkBackward0.apply(input, lambd)
+
+
+@register(category="nn", function=False, cli=False,
+          cli_reason="draws Gumbel noise from the generator: call F.gumbel_softmax after torch.manual_seed in an "
+                     "expression (tensorcli eval)")
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g = -log(Exponential(1)) drawn as torch draws it; `hard` returns the
+    one-hot of the argmax with the soft sample's gradient (straight-through), as torch's composite."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -exponential_(_empty_like(logits, None)).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
