@@ -161,11 +161,12 @@ def test_inplace_on_multi_output_view_raises(torch, op):
            "split_list": lambda y: y.split([1, 3])[1], "chunk": lambda y: y.chunk(2)[1],
            "iter": lambda y: next(iter(y)), "view_of_unbind": lambda y: y.unbind(0)[0].unsqueeze(0)}[op]
 
-    def run(L):
+    def run(L, leaf):
         x = L.tensor(A, requires_grad=True)
-        get(x * 2).mul_(2)
-    ec, et = same_error(lambda: run(core), lambda: run(torch))
-    assert et is not None and str(ec) == str(et)
+        get(x if leaf else x * 2).mul_(2)
+    for leaf in (False, True):   # of a leaf too: the multi-output error comes before the view-of-a-leaf one
+        ec, et = same_error(lambda: run(core, leaf), lambda: run(torch, leaf))
+        assert et is not None and str(ec) == str(et)
 
 
 def test_inplace_on_multi_output_view_allowed_without_grad(torch):

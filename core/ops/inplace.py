@@ -44,6 +44,8 @@ def check_inplace(t, *others):
                 raise RuntimeError(NOGRAD_VIEW_MSG)
             if not t._requires_grad:       # made before its base required grad: PyTorch sees a leaf
                 raise RuntimeError(LEAF_INPLACE_MSG)
+            if t._view_meta == "multi":     # handle_view_on_rebase runs before the view-of-a-leaf check
+                check_view_inplace(t)
             if b.grad_fn is None:
                 raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
 
