@@ -86,8 +86,12 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
 
 
 def __getattr__(name):
+    if name in ("save", "load"):    # torch.save / torch.load (core/serialization.py): imported on first use
+        from . import serialization
+        globals().update(save=serialization.save, load=serialization.load)
+        return globals()[name]
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg", "special", "signal", "masked"):
+                "functional", "linalg", "special", "signal", "masked", "serialization"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -129,7 +133,7 @@ _TORCH_SUBMODULES = (
     "nn.utils.convert_parameters", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
     "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer", "optim.radam", "optim.rmsprop",
     "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data", "utils.data.dataloader",
-    "utils.data.dataset", "utils.data.sampler", "linalg", "special")
+    "utils.data.dataset", "utils.data.sampler", "linalg", "special", "serialization")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 
