@@ -27,6 +27,11 @@ _bind_tensor()
 
 __version__ = "2.13.0+core"
 
+pi = _np.pi      # torch.pi, torch.e, torch.inf, torch.nan: plain Python floats, as torch's
+e = _np.e
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
+
 float = float32
 double = float64
 half = float16
