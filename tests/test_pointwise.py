@@ -921,3 +921,15 @@ def test_out_of_wrong_nonempty_shape_is_resized_with_warning(torch):
             m.mul(m.ones(2, 2), 2, out=out)
         res.append(out)
     assert_same(res[0], res[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [2, 3, -0.5, -1, -2, 3.0, -2.0])
+def test_pow_by_a_scalar_uses_atens_special_kernels_bit_for_bit(torch, dtype, exponent):
+    """ATen computes x ** 3 as x*x*x, x ** -2 as 1/(x*x), x ** -0.5 as 1/sqrt(x) (each step rounded):
+    not powf, whose single rounding gives other last bits."""
+    rng = np.random.default_rng(3)
+    v = np.concatenate([rng.standard_normal(2000) * 10, [0.0, -0.0, np.inf, -np.inf, 1e-30, 3e38]]).astype(dtype)
+    with np.errstate(all="ignore"):
+        got, want = (core.tensor(v) ** exponent).numpy(), (torch.tensor(v) ** exponent).numpy()
+    np.testing.assert_array_equal(got, want)

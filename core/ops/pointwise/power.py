@@ -24,6 +24,8 @@ class PowBackward0(_Binary):
         dt = _dt.result_type(a, e)
         if not dt.is_floating_point and not isinstance(e, bool) and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if dt is _dt.float32 or dt is _dt.float64:
+            return _binary(a, e, _float_pow, dt)
         return _binary(a, e, _int_pow if not dt.is_floating_point else np.power, dt)
 
     @staticmethod
@@ -41,6 +43,24 @@ class PowBackward0(_Binary):
         if e == 0:
             return g * 0, None
         return quietly(_pow_grad_np, g, e, a), None
+
+
+def _float_pow(x, e):
+    """ATen's float/double pow(tensor, scalar) kernels: sqrt, 1 / sqrt, reciprocal for 0.5, -0.5, -1 and
+    x*x, x*x*x, 1 / (x*x) for 2, 3, -2 (each product rounded, as torch's), powf otherwise."""
+    if e == 2:
+        return x * x
+    if e == 3:
+        return x * x * x
+    if e == 0.5:
+        return np.sqrt(x)
+    if e == -0.5:
+        return np.reciprocal(np.sqrt(x))
+    if e == -1:
+        return np.reciprocal(x)
+    if e == -2:
+        return np.reciprocal(x * x)
+    return np.power(x, e)
 
 
 def _pow_grad_np(g, e, a):
