@@ -15,6 +15,7 @@ from .device import get_default_device, set_default_device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
 from . import autograd
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from . import creation as _creation
 from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
@@ -125,7 +126,8 @@ __all__ = sorted(set(_FUNCTIONS) | {
 
 # torch's submodules that core also has (tests/test_programs.py checks each one against torch)
 _TORCH_SUBMODULES = (
-    "accelerator", "autograd", "autograd.function", "autograd.functional", "autograd.grad_mode", "autograd.graph",
+    "accelerator", "autograd", "autograd.anomaly_mode", "autograd.function", "autograd.functional",
+    "autograd.gradcheck", "autograd.grad_mode", "autograd.graph",
     "autograd.profiler", "backends", "backends.cpu", "backends.cuda", "backends.cudnn", "backends.mkldnn",
     "backends.mps", "backends.openmp", "cuda", "distributions", "distributions.bernoulli",
     "distributions.categorical", "distributions.constraints", "distributions.dirichlet", "distributions.distribution",
@@ -138,7 +140,7 @@ _TORCH_SUBMODULES = (
     "nn.utils.convert_parameters", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
     "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer", "optim.radam", "optim.rmsprop",
     "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data", "utils.data.dataloader",
-    "utils.data.dataset", "utils.data.sampler", "linalg", "special", "serialization")
+    "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special", "serialization")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 

@@ -12,6 +12,8 @@ from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, 
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from . import graph  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .gradcheck import gradcheck, gradgradcheck
 from .node import Node
 
 
@@ -64,7 +66,8 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "grad", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph"]
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph",
+           "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck"]
 
 
 @_methods.method("backward")

@@ -1,2 +1,2 @@
-"""`torch.utils`: only `torch.utils.data` is provided."""
-from . import data  # noqa: F401
+"""`torch.utils`: `torch.utils.data` and `torch.utils.checkpoint`."""
+from . import checkpoint, data  # noqa: F401
