@@ -1,5 +1,5 @@
-"""InstanceNorm2d (torch/nn/modules/instancenorm.py): batch_norm's buffers and repr, statistics per
-(sample, channel); affine and running statistics off by default."""
+"""InstanceNorm1d/2d/3d (torch/nn/modules/instancenorm.py): batch_norm's buffers and repr, statistics per
+(sample, channel); affine and running statistics off by default; unbatched input is taken as one sample."""
 from __future__ import annotations
 
 import warnings
@@ -8,20 +8,21 @@ from .. import functional as F
 from .batchnorm import _BatchNorm
 
 
-class InstanceNorm2d(_BatchNorm):
-    """Normalise each channel of each sample of [N, C, H, W] (or [C, H, W]) input over H, W."""
+class _InstanceNorm(_BatchNorm):
+    _NO_BATCH_DIM = 3   # the rank of an unbatched input ([C, L] for 1d: 2, [C, H, W] for 2d: 3, ...)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
 
     def _check_input_dim(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+        nb = self._NO_BATCH_DIM
+        if input.dim() not in (nb, nb + 1):
+            raise ValueError(f"expected {nb}D or {nb + 1}D input (got {input.dim()}D input)")
 
     def forward(self, input):
         self._check_input_dim(input)
-        feature_dim = input.dim() - 3
+        feature_dim = input.dim() - self._NO_BATCH_DIM
         if input.size(feature_dim) != self.num_features:
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
@@ -29,7 +30,7 @@ class InstanceNorm2d(_BatchNorm):
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           "warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
-        if input.dim() == 3:
+        if input.dim() == self._NO_BATCH_DIM:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
 
@@ -37,3 +38,18 @@ class InstanceNorm2d(_BatchNorm):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                                self.training or not self.track_running_stats,
                                self.momentum if self.momentum is not None else 0.0, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Normalise each channel of each sample of [N, C, L] (or [C, L]) input over L."""
+    _NO_BATCH_DIM = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Normalise each channel of each sample of [N, C, H, W] (or [C, H, W]) input over H, W."""
+    _NO_BATCH_DIM = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Normalise each channel of each sample of [N, C, D, H, W] (or [C, D, H, W]) input over D, H, W."""
+    _NO_BATCH_DIM = 4
