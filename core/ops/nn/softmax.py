@@ -14,8 +14,10 @@ from ..registry import register
 from ._util import _short, _torch_name
 
 
-# ndarray.max / .sum run these ufunc reductions behind a Python wrapper; called directly (same results)
+# ndarray.max / .sum run these ufunc reductions behind a Python wrapper; called directly (same results). The
+# ufuncs as module globals: no `np.` lookup a call.
 _max, _sum, _maxat = np.maximum.reduce, np.add.reduce, np.maximum.reduceat
+_sub, _exp, _div, _log = np.subtract, np.exp, np.divide, np.log
 _WHOLE = np.zeros(1, np.intp)     # reduceat's one segment: the whole axis
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -31,24 +33,24 @@ except ImportError:  # pragma: no cover - other NumPy layouts
 _LONG_ROW = 256
 
 
-def _row_max(x, dim):
-    """max over dim, kept as a size-1 dim. Over the last axis of a C-contiguous array, as reduceat of one
-    segment: the same maximum (exact in any order, NaN propagating) for ~60-70% of the cost (issue #15)."""
-    if dim == x.ndim - 1 and x.flags.c_contiguous:
-        return _maxat(x, _WHOLE, dim)
-    return _max(x, dim, None, None, True)
-
-
-def _long_rows(fn, x, *args):
-    """fn(x, *args) with _ROWWISE's buffers when dim (args[0]) is x's last axis and longer than _LONG_ROW, else
-    None (callers run under ignored floating-point errors; so does fn either way)."""
-    if _ROWWISE is None or args[0] != x.ndim - 1 or x.shape[-1] <= _LONG_ROW or not x.size:
-        return None
+def _rowwise(fn, a, b, out):
+    """fn(a, b, out) under _ROWWISE's buffers (and ignored floating-point errors, as its callers)."""
     token = _ERRSTATE.set(_ROWWISE)
     try:
-        return fn(x, *args)
+        return fn(a, b, out)
     finally:
         _ERRSTATE.reset(token)
+
+
+def _shifted(x, dim):
+    """(x - max over dim as a new array, whether dim's rows are long enough for _ROWWISE's buffers). Over the last
+    axis of a C-contiguous array the max is reduceat of one segment: the same maximum (exact in any order, NaN
+    propagating) for ~60-70% of the cost."""
+    long = dim == x.ndim - 1 and x.shape[dim] > _LONG_ROW and _ROWWISE is not None
+    if not x.size:
+        return _sub(x, x), long
+    m = _maxat(x, _WHOLE, dim) if dim == x.ndim - 1 and x.flags.c_contiguous else _max(x, dim, None, None, True)
+    return (_rowwise(_sub, x, m, None) if long else _sub(x, m)), long
 
 
 def _softmax_np(x, dim):
@@ -59,19 +61,10 @@ def _softmax_np(x, dim):
 
 def _softmax_kernel(x, dim):
     """exp(x - max) / sum, in one buffer (the same operations, in place: the same bits, fewer allocations)."""
-    r = _long_rows(_softmax_rows, x, dim)
-    if r is not None:
-        return r
-    e = np.subtract(x, _row_max(x, dim)) if x.size else np.subtract(x, x)
-    np.exp(e, e)     # out= by position: ~30 ns less a call than the keyword
-    return np.divide(e, _sum(e, dim, None, None, True), e)
-
-
-def _softmax_rows(x, dim):
-    """_softmax_kernel's operations under _ROWWISE buffers; the sum with the default ones (faster there)."""
-    e = np.subtract(x, _row_max(x, dim))
-    np.exp(e, e)
-    return np.divide(e, quietly(_sum, e, dim, None, None, True), e)
+    e, long = _shifted(x, dim)
+    _exp(e, e)     # out= by position: ~30 ns less a call than the keyword
+    s = _sum(e, dim, None, None, True)
+    return _rowwise(_div, e, s, e) if long else _div(e, s, e)
 
 
 def _log_softmax_np(x, dim):
@@ -82,38 +75,21 @@ def _log_softmax_np(x, dim):
 
 def _log_softmax_kernel(x, dim):
     """x - max - log(sum(exp(x - max)))."""
-    r = _long_rows(_log_softmax_rows, x, dim)
-    if r is not None:
-        return r
-    s = np.subtract(x, _row_max(x, dim)) if x.size else np.subtract(x, x)
-    lse = _sum(np.exp(s), dim, None, None, True)
-    np.log(lse, lse)
-    return np.subtract(s, lse, s)
-
-
-def _log_softmax_rows(x, dim):
-    """_log_softmax_kernel's operations under _ROWWISE buffers; the sum with the default ones."""
-    s = np.subtract(x, _row_max(x, dim))
-    lse = quietly(_sum, np.exp(s), dim, None, None, True)
-    np.log(lse, lse)
-    return np.subtract(s, lse, s)
+    s, long = _shifted(x, dim)
+    lse = _sum(_exp(s), dim, None, None, True)
+    _log(lse, lse)
+    return _rowwise(_sub, s, lse, s) if long else _sub(s, lse, s)
 
 
 def _log_softmax_at(x, rows, cols):
     """_log_softmax_kernel(x, 1)[rows, cols] for a 2-D x with a column per row: the same operations, the last one
     (minus log(sum(exp))) on the picked entries only: the same bits without a full-size pass."""
-    s = _long_rows(_shifted, x, 1)
-    if s is None:
-        s = _shifted(x, 1)
+    s = _shifted(x, 1)[0]
     sp = s[rows, cols]
-    np.exp(s, s)
+    _exp(s, s)
     lse = _sum(s, 1)
-    np.log(lse, lse)
-    return np.subtract(sp, lse, sp)
-
-
-def _shifted(x, dim):
-    return np.subtract(x, _row_max(x, dim))
+    _log(lse, lse)
+    return _sub(sp, lse, sp)
 
 
 def _fast(kernel, input, dim):
