@@ -275,7 +275,7 @@ def _cross_entropy_fast(input, target, ignore_index, reduction):
     and the reduction in NumPy directly, the same operations as the general path (same bits), none of its Tensors
     or full-size log_softmax. None: not this case."""
     if (type(input) is not Tensor or type(target) is not Tensor or (reduction != "mean" and reduction != "sum")
-            or (input._requires_grad and STATE.grad_enabled)):
+            or (input._requires_grad and STATE.grad_enabled) or _ERRSTATE is None):
         return None
     x, t = input._data, target._data
     if (x.dtype is not _F32 and x.dtype is not _F64) or not _class_targets(x, t, ignore_index):

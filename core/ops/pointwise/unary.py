@@ -166,7 +166,7 @@ def sigmoid(input, *, out=None):
     if type(input) is Tensor and out is None and not (input._requires_grad and STATE.grad_enabled):
         x = input._data    # no graph to record: the forward's operations with no Op.apply, ctx or checks
         dt = x.dtype
-        if (dt is _F32 or dt is _F64) and x.ndim and x.flags.c_contiguous:
+        if (dt is _F32 or dt is _F64) and x.ndim and x.flags.c_contiguous and _ERRSTATE is not None:
             one = _ONE32 if dt is _F32 else _ONE64
             token = _ERRSTATE.set(_IGNORE)
             try:    # out= passed by position: ~30 ns less a call than the keyword
