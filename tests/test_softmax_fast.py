@@ -144,6 +144,12 @@ def test_cross_entropy_fast_path_zero_and_nan_losses(torch, dtype):
         c = core.nn.functional.cross_entropy(core.tensor(y), core.tensor(t), reduction=reduction)
         assert _bits(c.numpy()) == _bits(_reference_cross_entropy(y, t, reduction))
         assert_same(c, torch.nn.functional.cross_entropy(torch.tensor(y), torch.tensor(t), reduction=reduction))
+        for lp in (np.zeros((4, 5), dtype), y):      # nll_loss's fast path shares the reduction
+            c = core.nn.functional.nll_loss(core.tensor(lp), core.tensor(t), reduction=reduction)
+            picked = lp[np.arange(4), t]
+            s = np.add.reduce(np.negative(picked), dtype=np.float64)
+            assert _bits(c.numpy()) == _bits(np.asarray(s if reduction == "sum" else s / 4.0, dtype=dtype))
+            assert_same(c, torch.nn.functional.nll_loss(torch.tensor(lp), torch.tensor(t), reduction=reduction))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
