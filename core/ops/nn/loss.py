@@ -10,9 +10,13 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..pointwise import _broadcast_error, quietly
+from ..pointwise._common import _ERRSTATE, _IGNORE
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
-from .softmax import _log_softmax_kernel, log_softmax
+from .softmax import _log_softmax_at, log_softmax
+
+_F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
+_maxat, _WHOLE = np.maximum.reduceat, np.zeros(1, np.intp)
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
 _LOGITS = "'[[2.0,0.5,-1],[0.1,0.2,3]]'"
@@ -31,20 +35,27 @@ def _nll_parts(x, t, w, ignore_index):
     return tt, wt.astype(x.dtype, copy=False), valid
 
 
+def _class_targets(x, t, ignore_index):
+    """True when t holds one int64 class index in [0, C) per row of a 2-D x and no ignore_index can match (else the
+    general path runs and raises PyTorch's errors). Viewed as unsigned, a negative target is out of range too, so
+    one max is the range check; a negative ignore_index cannot match any such target."""
+    if ignore_index >= 0 or x.ndim != 2 or t.dtype is not _I64 or t.shape != x.shape[:1] or not t.size:
+        return False
+    return _maxat(t.view(np.uint64), _WHOLE)[0] < x.shape[1]   # one-segment reduceat: the cheapest 1-D max
+
+
 def _picked(x, t, ignore_index):
-    """x[n, t[n]] for a 2-D x and int64 class targets all in [0, C), else None (then the general path runs and
-    raises PyTorch's errors). Viewed as unsigned, a negative target is out of range too, so one max is the range
-    check; a negative ignore_index cannot match any such target."""
-    if ignore_index >= 0 or x.ndim != 2 or t.dtype != np.int64 or t.shape != x.shape[:1] or not t.size:
-        return None
-    if np.maximum.reduce(t.view(np.uint64)) >= x.shape[1]:
-        return None
-    return x[np.arange(t.shape[0]), t]
+    """x[n, t[n]] when _class_targets(x, t, ignore_index), else None."""
+    return x[np.arange(t.shape[0]), t] if _class_targets(x, t, ignore_index) else None
 
 
 def _nll_reduce(picked, reduction, dtype):
-    """nll_loss's sum / mean of -picked with unit weights: the float64 sum and division the general path does."""
-    s = np.add.reduce(np.negative(picked), dtype=np.float64)
+    """nll_loss's sum / mean of -picked with unit weights: the float64 sum and division the general path does.
+    The sum of the negated terms is the negated sum (rounding is symmetric), except that NumPy's sum starts at +0,
+    so an all-zero sum stays +0 rather than -0."""
+    s = np.add.reduce(picked, dtype=np.float64)
+    if s:
+        s = -s
     if reduction == "sum":
         return np.asarray(s, dtype=dtype)
     return np.asarray(s / float(picked.shape[0]), dtype=dtype)
@@ -260,18 +271,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def _cross_entropy_fast(input, target, ignore_index, reduction):
-    """Without a graph, 2-D float input and class-index targets (mean or sum): log_softmax and the pick in NumPy
-    directly, the same operations as the general path (same bits), none of its Tensors. None: not this case."""
+    """Without a graph, 2-D float32/float64 input and class-index targets (mean or sum): log_softmax at the targets
+    and the reduction in NumPy directly, the same operations as the general path (same bits), none of its Tensors
+    or full-size log_softmax. None: not this case."""
     if (type(input) is not Tensor or type(target) is not Tensor or (reduction != "mean" and reduction != "sum")
-            or (input._requires_grad and STATE.grad_enabled)):
+            or (input._requires_grad and STATE.grad_enabled) or _ERRSTATE is None):
         return None
-    x = input._data
-    if x.dtype != np.float32 and x.dtype != np.float64 or x.ndim != 2 or not x.shape[1]:
-        return None
-    picked = _picked(quietly(_log_softmax_kernel, x, 1), target._data, ignore_index)
-    if picked is None:
-        return None
-    return Tensor._make(_nll_reduce(picked, reduction, x.dtype))
+    x, t = input._data, target._data
+    if (x.dtype is not _F32 and x.dtype is not _F64) or not _class_targets(x, t, ignore_index):
+        return None     # (a class in [0, C) exists, so C > 0)
+    token = _ERRSTATE.set(_IGNORE)
+    try:
+        return Tensor._make(_nll_reduce(_log_softmax_at(x, np.arange(t.shape[0]), t), reduction, x.dtype))
+    finally:
+        _ERRSTATE.reset(token)
 
 
 def _size_warning(input, target, stacklevel=3):
