@@ -21,6 +21,7 @@ from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from .type_info import finfo, iinfo
 from .ops.registry import FUNCTIONS as _FUNCTIONS, LAZY as _LAZY, OPS as _OPS, load_family as _load_family
 from ._bind import bind as _bind_tensor
 

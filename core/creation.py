@@ -27,11 +27,19 @@ _MAX_DIMS = 64
 _SEQ_TYPES = (list, tuple, range)
 
 
+def _is_sequence(obj):
+    """Any other object torch reads as a sequence (PySequence_Check: deque, array.array, a class with
+    __len__ and __getitem__), but not a mapping, string, tensor or array."""
+    t = type(obj)
+    return hasattr(t, "__getitem__") and hasattr(t, "__len__") and \
+        not isinstance(obj, (dict, str, bytes, Tensor, np.ndarray, np.generic))
+
+
 def _compute_sizes(data):
     sizes = []
     obj = data
     while True:
-        if isinstance(obj, _SEQ_TYPES):
+        if isinstance(obj, _SEQ_TYPES) or _is_sequence(obj):
             n = len(obj)
             sizes.append(n)
             if n == 0:
@@ -91,6 +99,8 @@ def _infer_dtype(obj):
         return res
     if isinstance(obj, (bool, int, float)):  # subclasses of Python numbers
         return _infer_dtype(t.__mro__[-2](obj))
+    if _is_sequence(obj):
+        return _infer_dtype(list(obj))
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
@@ -99,6 +109,8 @@ def _to_plain(data):
         return data._data if data._data.ndim else data._data[()]
     if isinstance(data, (list, tuple)):
         return [_to_plain(x) for x in data]
+    if _is_sequence(data):
+        return [_to_plain(x) for x in list(data)]
     return data
 
 
@@ -127,7 +139,9 @@ def _store(obj, sizes, dim, dt, out):
     elif isinstance(obj, np.ndarray) and obj.ndim:
         obj = list(obj)
     elif not isinstance(obj, _SEQ_TYPES):
-        raise TypeError("not a sequence")
+        if not _is_sequence(obj):
+            raise TypeError("not a sequence")
+        obj = list(obj)
     n = sizes[dim]
     if len(obj) != n:
         raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(obj)})")

@@ -933,3 +933,19 @@ def test_pow_by_a_scalar_uses_atens_special_kernels_bit_for_bit(torch, dtype, ex
     with np.errstate(all="ignore"):
         got, want = (core.tensor(v) ** exponent).numpy(), (torch.tensor(v) ** exponent).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, t: L.relu(t), lambda L, t: t.clamp(min=0), lambda L, t: t.clamp(max=-0.0), lambda L, t: t.clamp_min(0),
+    lambda L, t: L.maximum(t, L.zeros_like(t)), lambda L, t: L.minimum(t, L.zeros_like(t)),
+    lambda L, t: L.maximum(L.zeros_like(t), t), lambda L, t: L.clamp(t, min=L.zeros_like(t)),
+    lambda L, t: L.nn.functional.relu6(t), lambda L, t: L.nn.functional.hardtanh(t),
+    lambda L, t: L.nn.functional.elu(t), lambda L, t: L.nn.functional.selu(t), lambda L, t: L.nn.functional.celu(t),
+], ids=["relu", "clamp_min_kw", "clamp_max_kw", "clamp_min", "maximum", "minimum", "maximum_swapped",
+        "clamp_tensor", "relu6", "hardtanh", "elu", "selu", "celu"])
+def test_signed_zero_ties_keep_the_input_as_torch(torch, fn):
+    """ATen's max/min keep their first operand on a tie, so -0.0 survives relu/clamp (and prints as -0.)."""
+    values = [-0.0, 0.0, -1.0, 2.0, float("nan"), -1e-30]
+    got, want = fn(core, core.tensor(values)).numpy(), fn(torch, torch.tensor(values)).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -159,7 +159,7 @@ class EluBackward0(Op):
         ctx.alpha = alpha
         x = input._data
         with np.errstate(over="ignore"):
-            return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+            return np.where(x > 0, x, alpha * np.expm1(np.minimum(x.dtype.type(0), x))).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -207,7 +207,7 @@ class HardtanhBackward0(Op):
         ctx.save_for_backward(input)
         ctx.bounds = (min_val, max_val)
         x = input._data
-        return np.minimum(np.maximum(x, x.dtype.type(min_val)), x.dtype.type(max_val))
+        return np.minimum(x.dtype.type(max_val), np.maximum(x.dtype.type(min_val), x))   # ties keep x, as clamp
 
     @staticmethod
     def backward(ctx, g):

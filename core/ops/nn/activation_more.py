@@ -124,7 +124,7 @@ class EluBackward0(Op):
         x = input._data
         t = x.dtype.type
         with np.errstate(over="ignore", invalid="ignore"):
-            neg = np.expm1(np.minimum(x, t(0)) * t(input_scale)) * t(alpha * scale)
+            neg = np.expm1(np.minimum(t(0), x) * t(input_scale)) * t(alpha * scale)   # -0.0 stays -0.0
         return np.where(x <= 0, neg, x * t(scale)).astype(x.dtype, copy=False)
 
     @staticmethod

@@ -49,10 +49,11 @@ def _clamp_np(d, lo, hi, dt):
 
 
 def _clamp_bounds(d, lo, hi):
+    """ATen's clamp: NaN bounds win, a tie keeps the input (NumPy's maximum/minimum keep their second operand)."""
     if lo is not None:
-        d = np.where(np.isnan(lo), lo, np.maximum(d, lo)) if np.asarray(lo).dtype.kind == "f" else np.maximum(d, lo)
+        d = np.where(np.isnan(lo), lo, np.maximum(lo, d)) if np.asarray(lo).dtype.kind == "f" else np.maximum(lo, d)
     if hi is not None:
-        d = np.where(np.isnan(hi), hi, np.minimum(d, hi)) if np.asarray(hi).dtype.kind == "f" else np.minimum(d, hi)
+        d = np.where(np.isnan(hi), hi, np.minimum(hi, d)) if np.asarray(hi).dtype.kind == "f" else np.minimum(hi, d)
     return d
 
 

@@ -16,11 +16,21 @@ def _tie_split(g, a, b, a_loses, b_loses):
     return share.masked_fill(a_loses, 0), share.masked_fill(b_loses, 0)
 
 
+def _maximum_first(a, b):
+    """ATen's max(a, b): NaN from either side, else a unless b > a, so a tie of -0.0 and 0.0 keeps a
+    (NumPy's maximum keeps its second operand on ties: hence the swap)."""
+    return np.maximum(b, a)
+
+
+def _minimum_first(a, b):
+    return np.minimum(b, a)
+
+
 class MaximumBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _binary(a, b, np.maximum)
+        return _binary(a, b, _maximum_first)
 
     @staticmethod
     def backward(ctx, g):
@@ -32,7 +42,7 @@ class MinimumBackward0(_Binary):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _binary(a, b, np.minimum)
+        return _binary(a, b, _minimum_first)
 
     @staticmethod
     def backward(ctx, g):

@@ -187,7 +187,8 @@ reciprocal, ReciprocalBackward0 = _unary("reciprocal", lambda x: 1 / x, lambda g
 
 
 def _relu_np(x):
-    return np.maximum(x, 0).astype(x.dtype, copy=False)
+    """max(x, 0) keeping x on a tie (-0.0 stays -0.0, as torch's clamp_min): NumPy keeps the second operand."""
+    return np.maximum(x.dtype.type(0), x).astype(x.dtype, copy=False)
 
 
 def _threshold_grad(g, a, o):
