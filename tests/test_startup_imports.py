@@ -166,3 +166,18 @@ def test_an_operator_placeholder_is_guarded():
     assert guarded._operator_guard and guarded(x, None) is NotImplemented
     assert guarded(x, 1).tolist() == [2.0, 3.0]
     assert core.Tensor.__dict__["__add__"]._operator_guard
+
+
+def test_the_generator_keeps_eager_what_laziness_could_change():
+    """core/ops/lazy_gen.py: a property (Tensor.T) or an operator (Tensor.__add__) keeps its module eager,
+    and a package's alias of another unit's function (core.arccosh is core.acosh) belongs to that unit."""
+    code = ("import json, core\nfrom core.ops import lazy_gen\nevents = lazy_gen.attributed_events()\n"
+            "rows = dict(events)\neager = lazy_gen._must_stay_eager(events)\n"
+            "print(json.dumps([sorted(eager), rows['core.ops.pointwise.special']['functions'],"
+            " rows['core.ops.pointwise']['methods']]))")
+    eager, special, package = json.loads(_run(code, eager=True))
+    assert {"core.ops.shape.permute", "core.ops.pointwise.arithmetic"} <= set(eager)
+    assert "core.ops.indexing.gather_scatter" not in eager
+    assert {"acosh", "arccosh"} <= set(special)
+    assert package == ["where"]
+    assert dict(lazy_table.UNITS)["core.ops.shape.permute"] is True
