@@ -51,7 +51,7 @@ def bind_family(module):
         if registry.is_placeholder(value):   # not registered yet (the family is still importing)
             done = False
             continue
-        setattr(Tensor, name, value)
+        setattr(Tensor, name, _guarded(name, value) if name in _OPERATORS else value)
         if name in INPLACE_FUNCTIONS and registry.is_placeholder(registry.FUNCTIONS.get(name)):
             registry.FUNCTIONS[name] = value
     if done:
@@ -63,24 +63,37 @@ def bind_family(module):
 BINARY_DUNDERS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
                   "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rshift",
                   "eq", "ne", "lt", "le", "gt", "ge")
+_OPERATORS = frozenset(f"__{name}__" for name in BINARY_DUNDERS)
 
 
 def _install_operator_guards():
     """Tensor's binary operators return NotImplemented for operands that are neither tensors nor
     numbers (None, str, list, ...), as torch's do: Python then gives `==` -> False and
     `+` -> "TypeError: unsupported operand type(s) for +: 'Tensor' and 'NoneType'"."""
-    operand_types = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
     for name in BINARY_DUNDERS:
         attr = f"__{name}__"
         fn = Tensor.__dict__.get(attr)
         if fn is None or getattr(fn, "_operator_guard", False):
             continue
+        setattr(Tensor, attr, _guarded(attr, fn))
 
-        def method(self, other, _fn=fn):
-            if not isinstance(other, operand_types):
-                return NotImplemented
-            return _fn(self, other)
-        method._operator_guard = True
-        method.__name__ = attr
-        method.__doc__ = getattr(fn, "__doc__", None)
-        setattr(Tensor, attr, method)
+
+_OPERAND_TYPES = (Tensor, int, float, bool, np.number, np.bool_, np.ndarray)
+
+
+def _guarded(attr, fn):
+    """The operator `attr` running `fn` behind the operand check; a lazy unit's placeholder becomes a
+    stub that imports the unit (bind_family guards the real function once it is imported)."""
+    if isinstance(fn, registry.LazyAttribute):
+        fn = registry.lazy_function(fn.module, attr, registry.METHODS)
+    operand_types = _OPERAND_TYPES
+
+    def method(self, other, _fn=fn):
+        if not isinstance(other, operand_types):
+            return NotImplemented
+        return _fn(self, other)
+    method._operator_guard = True
+    method.__name__ = attr
+    method.__qualname__ = "_install_operator_guards.<locals>.method"   # as when bound eagerly
+    method.__doc__ = getattr(fn, "__doc__", None)
+    return method

@@ -1,13 +1,23 @@
 """Imports the op families, so each registers its ops; core/__init__ imports this before binding.
 
-The families in LAZY (linalg, sorting, random, nn: ~10 ms of `import core`) are not imported
-at start-up: the registry gets placeholders for their ops, functions and Tensor methods from the
-generated table core/ops/lazy_table.py (registry.add_lazy), and the first use of any of them imports
-the family (registry.load_family). Every public name exists as before (core.svd, Tensor.svd,
-OPS["linalg.svd"], dir(), hasattr); only the moment the family is imported differs.
+`import core` imports only what the generated table core/ops/lazy_table.py marks eager. Laziness has
+two grains:
+- whole families (LAZY: linalg, sorting, random, nn, creation_more, masked): none of their modules is
+  imported at start-up;
+- single modules of the packages in FINE (pointwise, reduce, shape, indexing) and the one-module
+  families (einsum, conversion): each submodule is a unit of its own, so `tensorcli gather` imports
+  indexing/gather_scatter.py and what it imports, not the other ~80 op modules.
+A lazy unit is represented by placeholders built from its table row (registry.add_lazy): a LazyOpInfo
+in OPS, stubs in FUNCTIONS, LazyAttributes in METHODS; the first use of any of them imports the unit
+(registry.load_family). Every public name exists as before (core.svd, Tensor.gather, OPS["gather"],
+dir(), hasattr); only the moment a module is imported differs.
 
-    python -m core.ops                 regenerate core/ops/lazy_table.py (after changing a lazy family)
-    CORE_EAGER_FAMILIES=1              import every family at start-up (the generator and tests use it)
+The table lists the units in the order an eager import completes them, so OPS keeps the eager order;
+a unit stays eager when laziness could change anything (core/ops/lazy_gen.py: it shares a name with
+another unit, records a non-function method or an operator, or an eager unit imports it).
+
+    python -m core.ops                 regenerate core/ops/lazy_table.py (after changing an op module)
+    CORE_EAGER_FAMILIES=1              import every op module at start-up (the generator and tests use it)
 """
 from __future__ import annotations
 
@@ -20,108 +30,71 @@ from . import lazy_table, registry
 # import order = registration order (OPS lists ops in this order; a later family may override)
 ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion",
          "creation_more", "masked")
-LAZY = ("linalg", "sorting", "random", "nn", "creation_more", "masked")
-EAGER = os.environ.get("CORE_EAGER_FAMILIES") == "1"
-ORIGIN: dict[str, dict] = {}    # eager mode only: family -> what it registered (the table's source)
+LAZY = ("linalg", "sorting", "random", "nn", "creation_more", "masked")    # whole families
+FINE = ("pointwise", "reduce", "shape", "indexing")                         # lazy per submodule
+if not lazy_table.UNITS:    # no table yet (the generator's first run): import everything
+    registry.EAGER = True
+EAGER = registry.EAGER
+KEYS = ("ops", "functions", "methods")
+EVENTS: list = []    # eager mode only: (unit, {key: {name: value}}) in the order units completed
 
 
 def _snapshot():
     return [dict(registry.OPS), dict(registry.FUNCTIONS), dict(registry.METHODS)]
 
 
-def _registered_since(before) -> dict:
-    """Names whose entry was added or replaced since the snapshot `before`, per table."""
+_last = []
+
+
+def _record(unit):
+    """Eager mode: what `unit` (a module that just ran) registered since the previous unit."""
     now = _snapshot()
-    return {key: [n for n, v in new.items() if old.get(n) is not v]
-            for key, old, new in zip(("ops", "functions", "methods"), before, now)}
+    EVENTS.append((unit, {key: {n: v for n, v in new.items() if old.get(n) is not v}
+                          for key, old, new in zip(KEYS, _last[0], now)}))
+    _last[0] = now
 
 
-def _import_families():
+def _record_submodule(module):
+    _record(module.__name__)
+
+
+def _import_all():
+    """CORE_EAGER_FAMILIES=1: import every family, recording what each unit registers (the table's source)."""
+    _last.append(_snapshot())
+    registry.SUBMODULE_HOOKS.append(_record_submodule)
     for family in ORDER:
         module = f"{__package__}.{family}"
-        if family in LAZY and not EAGER and module in lazy_table.FAMILIES:   # else: not in the table yet
-            registry.add_lazy(module, lazy_table.FAMILIES[module])
-            continue
-        before = _snapshot() if EAGER else None
         importlib.import_module(module)
-        if EAGER:
-            ORIGIN[module] = _registered_since(before)
+        _record(module)
+    registry.SUBMODULE_HOOKS.remove(_record_submodule)
 
 
-_import_families()
+def _import_eager_units():
+    """Lazy mode: in the table's order, import each eager unit and add placeholders for each lazy one."""
+    for unit, eager in lazy_table.UNITS:
+        if eager:
+            importlib.import_module(unit)
+        elif unit not in sys.modules:
+            registry.add_lazy(unit, lazy_table.FAMILIES[unit])
 
 
-# -- the table's generator ------------------------------------------------------------------------
-
-def table_rows() -> dict:
-    """{module: {"ops": [...], "functions": [...], "methods": [...]}} for the lazy families, read from
-    an eager import (this process must run with CORE_EAGER_FAMILIES=1)."""
-    if not EAGER:
-        raise RuntimeError("table_rows() needs CORE_EAGER_FAMILIES=1")
-    rows, lazy_modules = {}, [f"{__package__}.{f}" for f in LAZY]
-    for module in lazy_modules:
-        got = ORIGIN[module]
-        ops = []
-        for name in got["ops"]:
-            info = registry.OPS[name]
-            ops.append((name, info.category, info.summary, tuple(info.methods), info.inplace, info.kind,
-                        info.cli, dict(info.extras), info.rule is not None))
-        rows[module] = {"ops": ops, "functions": list(got["functions"]), "methods": list(got["methods"])}
-    _check_lazy_is_safe(rows)
-    return rows
+if EAGER:
+    _import_all()
+else:
+    _import_eager_units()
 
 
 def table_text() -> str:
     """The text of core/ops/lazy_table.py (eager mode)."""
-    lines = ['"""GENERATED by `python -m core.ops` from an eager import: do not edit.',
-             "", "The lazy op families' registrations (core/ops/families.py): per family its ops (name, category,",
-             'summary, methods, inplace, kind, cli, extras, has_rule), core.X functions and Tensor methods."""',
-             "# flake8: noqa", "FAMILIES = {"]
-    for module, row in table_rows().items():
-        lines += [f"    {module!r}: {{", '        "ops": [']
-        lines += [f"            {op!r}," for op in row["ops"]]
-        lines.append("        ],")
-        for key in ("functions", "methods"):
-            lines += _wrapped(f'        "{key}": [', [repr(n) for n in row[key]], "],")
-        lines.append("    },")
-    return "\n".join(lines + ["}", ""])
-
-
-def _wrapped(head, items, tail, width=110):
-    """head + comma-separated items + tail, continued lines aligned under the first item."""
-    lines, line = [], head
-    for i, item in enumerate(items):
-        piece = item + (", " if i < len(items) - 1 else "")
-        if len(line) + len(piece.rstrip()) > width and line.strip() != head.strip():
-            lines.append(line.rstrip())
-            line = " " * len(head)
-        line += piece
-    return lines + [line + tail]
-
-
-def _check_lazy_is_safe(rows):
-    """A lazy family may only add names that no other family registers, and only plain functions as
-    Tensor methods: then importing it later changes nothing but the moment."""
-    owners = {}
-    for module, got in ORIGIN.items():
-        for key, names in got.items():
-            for n in names:
-                owners.setdefault((key, n), []).append(module)
-    for module, row in rows.items():
-        for key in ("ops", "functions", "methods"):
-            for n in (r[0] for r in row[key]) if key == "ops" else row[key]:
-                if owners[(key, n)] != [module]:
-                    raise RuntimeError(f"{key} {n!r} is registered by {owners[(key, n)]}: cannot be lazy")
-        for n in row["methods"]:
-            if type(registry.METHODS[n]).__name__ != "function":
-                raise RuntimeError(f"Tensor.{n} from {module} is not a function: cannot be lazy")
+    from . import lazy_gen   # the generator (ast, every source file): only when writing the table
+    return lazy_gen.table_text()
 
 
 def main():
     """`python -m core.ops`: regenerate core/ops/lazy_table.py (re-runs itself under CORE_EAGER_FAMILIES=1)."""
     if not EAGER:
         os.execve(sys.executable, [sys.executable, "-m", __package__], dict(os.environ, CORE_EAGER_FAMILIES="1"))
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lazy_table.py")
+    path, text = lazy_table.__file__, table_text()
     with open(path, "w") as f:
-        f.write(table_text())
+        f.write(text)
     print(f"wrote {path}")

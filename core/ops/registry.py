@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import inspect
+import os
 import sys
+import types
 
 from .. import _methods
 from .inplace import make_inplace
@@ -137,6 +140,8 @@ def export(fn=None, *, name=None):
 
 LAZY: dict[str, str] = {}       # name in OPS / FUNCTIONS / METHODS -> the lazy family's module
 ON_LOAD: list = []               # hooks called with a lazy family's module after it is imported
+EAGER = os.environ.get("CORE_EAGER_FAMILIES") == "1"    # import every op module at start-up
+SUBMODULE_HOOKS: list = []       # called with each submodule of a lazy package once it has run
 
 
 def load_family(module):
@@ -223,3 +228,53 @@ def add_lazy(module, row):
 def is_placeholder(value) -> bool:
     """A lazy family's stand-in (LazyOpInfo, LazyAttribute or function stub), not yet replaced."""
     return isinstance(value, (LazyOpInfo, LazyAttribute)) or hasattr(value, "lazy_family")
+
+
+# -- lazy packages (pointwise, reduce, shape, indexing: one lazy unit per submodule) ---------------
+# Such a package's __init__ imports no submodule at start-up (unless CORE_EAGER_FAMILIES=1): its
+# re-exported names (`from ..pointwise import where`) resolve on first use through a module
+# __getattr__ that imports the submodule defining them (the generated table's EXPORTS), and the
+# package sees each submodule once it has run (importlib sets it as the package's attribute).
+
+class LazyPackage(types.ModuleType):
+    """The module type of a lazy op package: calls its `_on_submodule(module)` hook and
+    SUBMODULE_HOOKS after each submodule ran; an attribute the package re-exports from a submodule
+    of the same name (indexing.take, shape.permute) keeps meaning the re-exported object."""
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        is_sub = isinstance(value, types.ModuleType) and value.__name__ == f"{d['__name__']}.{name}"
+        if not (is_sub and name in d.get("_exports", ())):
+            super().__setattr__(name, value)
+        if is_sub:
+            hook = d.get("_on_submodule")
+            if hook is not None:
+                hook(value)
+            for hook in SUBMODULE_HOOKS:
+                hook(value)
+
+
+def lazy_package(name, flat, exports, on_submodule=None):
+    """Make the package `name` a LazyPackage and return its module `__getattr__`: a re-exported name
+    imports the submodule `exports[name]`, a submodule's name imports it, any other name is looked
+    up in the modules `flat` in order (as the former flat namespace was filled)."""
+    pkg = sys.modules[name]
+    pkg.__class__ = LazyPackage
+    pkg.__dict__["_exports"], pkg.__dict__["_on_submodule"] = exports, on_submodule
+
+    def __getattr__(attr):
+        if attr in exports:
+            mod = importlib.import_module(f"{name}.{exports[attr]}")
+            value = pkg.__dict__[attr] = mod.__dict__[attr]
+            return value
+        if attr.startswith("__"):
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+        if importlib.util.find_spec(f"{name}.{attr}") is not None:    # `from . import unary`
+            return importlib.import_module(f"{name}.{attr}")
+        for sub in flat:
+            mod = importlib.import_module(f"{name}.{sub}")
+            if attr in mod.__dict__:
+                value = pkg.__dict__[attr] = mod.__dict__[attr]
+                return value
+        raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+    return __getattr__

@@ -1,87 +1,95 @@
 """Elementwise ops with broadcasting and PyTorch's type promotion; each op's forward, backward and
 registration live together in one of the small modules below. This package adds the aliases
 (`subtract`, `clip`, `arctan2`, ...), their in-place twins, the augmented operators (`+=` is in
-place, as in PyTorch) and `Tensor.where`, and re-exports what other op families import."""
+place, as in PyTorch) and `Tensor.where`, and re-exports what other op families import.
+
+Lazy (core/ops/families.py): `import core` imports only the submodules the generated table marks
+eager; a re-exported name imports its submodule on first use, and the aliases and the elementwise
+marking are applied to each submodule once it has run (`_on_submodule`)."""
 from __future__ import annotations
 
 from ...autograd.function import Op
-from .. import registry
-from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise, power, special,
-               unary)
-from ._common import (_as_tensor, _binary, _broadcast_error, _float_result, _long, _operand, _out, quietly,
-                      zeros_like_t)
-from .arithmetic import (DivBackward1, MulBackward1, add, atan2, div, floor_divide, fmod, mul, remainder, rsub, sub)
-from .clamp_where import clamp, clamp_max, clamp_min, lerp, where
-from .comparison import (allclose, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, le, lt, maximum, minimum, ne)
-from .fill_copy import _to_dtype, clone, copy_, fill_, zero_
-from .logical_bitwise import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, logical_and, logical_not,
-                              logical_or, logical_xor)
-from .power import float_power, pow, square
-from .unary import (abs, acos, asin, atan, ceil, cos, cosh, erf, exp, exp2, expm1, floor, frac, log, log1p, log2,
-                    log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc)
+from .. import lazy_table, registry
 
-from .special import (acosh, asinh, atanh, deg2rad, digamma, erfc, erfinv, i0, isneginf, isposinf, lgamma, logit,
-                      nan_to_num, rad2deg, sgn, signbit, sinc)
-
-from .binary_math import (bitwise_left_shift, bitwise_right_shift, copysign, fmax, fmin, gcd, heaviside, hypot, isin,
-                          lcm, ldexp, logaddexp, logaddexp2, xlogy)
-
-from .addc import addcdiv, addcmul
-from . import special_ops, special_poly
-from . import special_bessel_more  # noqa: F401  (registers on import)
-from .special_ops import frexp, igamma, igammac, mvlgamma, nextafter, polygamma
-
-_MODULES = (_common, addc, unary, arithmetic, comparison, logical_bitwise, clamp_where, power, fill_copy, special,
-            binary_math, special_ops, special_poly)
-
-_ALIASES = {"subtract": sub, "multiply": mul, "divide": div, "true_divide": div, "negative": neg,
-            "absolute": abs, "clip": clamp, "arcsin": asin, "arccos": acos, "arctan": atan, "arctan2": atan2,
-            "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge, "fix": trunc,
-            "arccosh": acosh, "arcsinh": asinh, "arctanh": atanh}
-subtract, multiply, divide, true_divide, negative, absolute, clip = sub, mul, div, div, neg, abs, clamp
-arcsin, arccos, arctan, arctan2, fix = asin, acos, atan, atan2, trunc
-arccosh, arcsinh, arctanh = acosh, asinh, atanh
-not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+# the former flat namespace's modules, in its order (also: the modules whose Ops are elementwise)
+_MODULES = ("_common", "addc", "unary", "arithmetic", "comparison", "logical_bitwise", "clamp_where", "power",
+            "fill_copy", "special", "binary_math", "special_ops", "special_poly")
+_ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div", "negative": "neg",
+            "absolute": "abs", "clip": "clamp", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+            "arctan2": "atan2", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+            "greater_equal": "ge", "fix": "trunc", "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh"}
+# `t += x` is in place in PyTorch (views and aliases see the change)
+_AUGMENTED = (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"), ("__itruediv__", "div_"),
+              ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"), ("__ipow__", "pow_"))
 
 
 def _where_method(self, condition, other):
     """Tensor.where(condition, y) == torch.where(condition, self, y)."""
-    return where(condition, self, other)
+    return registry.FUNCTIONS["where"](condition, self, other)
+
+
+def _real(value):
+    return value is not None and not registry.is_placeholder(value)
 
 
 def _record_aliases():
-    """core.<alias> and Tensor.<alias>_ (the target's in-place variant), as PyTorch names them."""
+    """core.<alias> and Tensor.<alias>_ (the target's in-place variant), as PyTorch names them, and the
+    augmented operators: for the targets registered so far (lazily: again after each submodule)."""
+    functions, methods = registry.FUNCTIONS, registry.METHODS
     for alias, target in _ALIASES.items():
-        registry.FUNCTIONS.setdefault(alias, target)
-        base = registry.METHODS.get(target.__name__ + "_")
-        if base is not None and alias + "_" not in registry.METHODS:
+        fn = functions.get(target)
+        if not _real(fn):
+            continue
+        if not _real(functions.get(alias)):
+            functions[alias] = fn
+        base = methods.get(target + "_")
+        if _real(base) and not _real(methods.get(alias + "_")):
             registry.method(alias + "_", base)
-    # `t += x` is in place in PyTorch (views and aliases see the change)
-    for dunder, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
-                           ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
-                           ("__ipow__", "pow_")):
-        registry.method(dunder, registry.METHODS[method])
-    registry.method("where", _where_method)
+    for dunder, method in _AUGMENTED:
+        if _real(methods.get(method)):
+            registry.method(dunder, methods[method])
 
 
-def _mark_elementwise():
-    """Every Op in this package is elementwise: keep the input's memory layout, as PyTorch does."""
-    for mod in _MODULES:
-        for obj in list(vars(mod).values()):
-            if isinstance(obj, type) and issubclass(obj, Op) and obj.__module__.startswith(__name__):
-                obj.contiguous_output = False
+def _mark_elementwise(mod):
+    """Every Op of this package is elementwise: keep the input's memory layout, as PyTorch does."""
+    if mod.__name__.rpartition(".")[2] not in _MODULES:
+        return
+    for obj in list(vars(mod).values()):
+        if isinstance(obj, type) and issubclass(obj, Op) and obj.__module__.startswith(__name__):
+            obj.contiguous_output = False
 
 
 def _export_flat_namespace():
     """Every name of the former single-file pointwise.py stays importable from the package: other op
     families import helpers from it (`_out`, `_binary`, `where`, `_to_dtype`, ...)."""
     g = globals()
-    for mod in _MODULES:
-        for k, v in vars(mod).items():
+    for name in _MODULES:
+        for k, v in vars(g[name]).items():
             if not k.startswith("__"):
                 g.setdefault(k, v)
+    for alias, target in _ALIASES.items():
+        g[alias] = g[target]
 
 
-_record_aliases()
-_mark_elementwise()
-_export_flat_namespace()
+def _on_submodule(mod):
+    _mark_elementwise(mod)
+    _record_aliases()
+
+
+_getattr = registry.lazy_package(__name__, _MODULES, lazy_table.EXPORTS.get(__name__, {}),
+                                 None if registry.EAGER else _on_submodule)
+
+
+def __getattr__(name):
+    return _getattr(_ALIASES.get(name, name))
+
+if registry.EAGER:   # import every submodule now, in this order (= registration order)
+    from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise,
+                   power, special, unary)
+    from . import special_ops, special_poly
+    from . import special_bessel_more  # noqa: F401  (registers on import)
+    _record_aliases()
+    for _name in _MODULES:
+        _mark_elementwise(globals()[_name])
+    _export_flat_namespace()
+registry.method("where", _where_method)
