@@ -14,6 +14,7 @@ from ..autograd.grad_mode import no_grad
 from ..device import check_device as _check_device
 from ..device import device as _Device
 from ..tensor import Tensor
+from .backward_hook import BackwardHook
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -98,6 +99,7 @@ class Module:
         sa(self, "_forward_pre_hooks", OrderedDict())
         sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_backward_pre_hooks", OrderedDict())
         sa(self, "_state_dict_hooks", OrderedDict())
         sa(self, "_load_state_dict_pre_hooks", OrderedDict())
         sa(self, "_modules", {})
@@ -278,7 +280,7 @@ class Module:
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook_id, hook in self._forward_pre_hooks.items():
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -293,6 +295,10 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         for hook_id, hook in self._forward_hooks.items():
             if hook_id in self._forward_hooks_with_kwargs:
@@ -301,7 +307,30 @@ class Module:
                 res = hook(self, args, result)
             if res is not None:
                 result = res
+        if bw_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(result)}", stacklevel=2)
+            result = bw_hook.setup_output_hook(result)
         return result
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) once the gradients of the module's inputs are computed; a
+        non-None return replaces grad_input. Applies to calls made after registration."""
+        h = _RemovableHandle(self._backward_hooks)
+        self._backward_hooks[h.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) before the module's gradients are computed; a non-None return replaces
+        grad_output."""
+        h = _RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[h.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(h.id, last=False)
+        return h
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) runs after forward; a non-None return replaces the output."""
