@@ -221,9 +221,13 @@ class Node:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             return ()
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        if len(saved) == 2:     # the common binary op, without a generator
+            a, b = saved
+            return (None if a is None else a.unpack(self)), (None if b is None else b.unpack(self))
+        return tuple(None if s is None else s.unpack(self) for s in saved)
 
     @property
     def saved_variables(self):
@@ -302,9 +306,13 @@ class Node:
         if type(res) is not tuple:
             res = (res,)
         if self.grads_per_arg and self._positions is not None:
-            res = tuple(res[i] if i < len(res) else None for i in self._positions)
+            pos = self._positions
+            if pos == (0, 1) and len(res) >= 2:     # add(a, b, alpha)...: the first two, no generator
+                res = res[:2]
+            else:
+                res = tuple(res[i] if i < len(res) else None for i in pos)
         out = []
-        for g, (shape, dt), fn in zip(res, self._input_meta, self._edges()[::2]):
+        for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
             if g is None or fn is None:
                 out.append(None)
                 continue

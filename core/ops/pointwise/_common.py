@@ -104,6 +104,16 @@ def _call(fn, x, y, quiet):
         raise
 
 
+def _wrap(r):
+    """The Tensor Op.apply makes of a no-grad result: a C-contiguous ndarray (a NumPy scalar from 0-d
+    operands becomes a 0-d array)."""
+    if type(r) is not np.ndarray:
+        return Tensor._make(np.asarray(r))
+    if not r.flags.c_contiguous:
+        r = r.copy(order="C")
+    return Tensor._make(r)
+
+
 def _as_tensor(x, like=None):
     if isinstance(x, Tensor):
         return x
