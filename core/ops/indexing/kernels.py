@@ -37,7 +37,9 @@ def _src_region(src, ishape):
     return src[tuple(slice(0, s) for s in ishape)]
 
 
-_BLOCK = 131072   # index elements per block: its int64 offsets (1 MiB) stay in L2 across the block's passes
+# index elements per block: its int64 offsets (2 MiB) stay in cache across the block's passes; measured on 2000x2000
+# (scatter_ / scatter_add_ / gather along dim 1, 32-260 rows a block): 130 rows (this size) fastest for all three
+_BLOCK = 262144
 _UFUNCS = {"add": np.add, "multiply": np.multiply, "amax": np.maximum, "amin": np.minimum}
 
 
@@ -74,15 +76,17 @@ def _blocks(shape, dim, idx, block=None):
         k = blk.shape[0]
         off = buf[:k]
         bad = None
-        if blk.view(unsigned).max() >= size:   # one pass: negative entries are huge when viewed unsigned
-            flat = blk.reshape(-1)
-            p = int(np.flatnonzero((flat < 0) | (flat >= size))[0])
-            bad = (p, int(flat[p]))
         if stride == 1:
             np.add(blk, base[:k], out=off)
         else:
             np.multiply(blk, stride, out=off)
             off += base[:k]
+        # checked after the offsets pass brought the block into cache (checking first read it from memory
+        # twice: ~0.4 ms of a 2000x2000 scatter); nothing is written before the check
+        if blk.view(unsigned).max() >= size:   # one pass: negative entries are huge when viewed unsigned
+            flat = blk.reshape(-1)
+            p = int(np.flatnonzero((flat < 0) | (flat >= size))[0])
+            bad = (p, int(flat[p]))
         yield r0, r0 + k, (0 if dim == 0 else r0 * row_stride), off, bad
 
 
@@ -118,9 +122,7 @@ def _scatter_np(out, dim, idx, src, how):
     vals = src if scalar else _src_region(src, idx.shape)
     ufunc = _UFUNCS.get(how)
     try:
-        # ufunc.at has a larger fixed cost per call than fancy assignment: fewer, larger blocks
-        block = _BLOCK * 2 if ufunc is not None else _BLOCK
-        for r0, r1, shift, off, bad in _blocks(work.shape, dim, idx, block):
+        for r0, r1, shift, off, bad in _blocks(work.shape, dim, idx):
             v = vals if scalar else vals[r0:r1]
             if bad is not None:
                 p = bad[0]
