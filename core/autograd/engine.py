@@ -153,7 +153,9 @@ def _dependencies(roots):
 
 def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, retain_graph, create_graph):
     """The ready-queue loop: most recently created node first, as PyTorch's CPU engine runs it."""
-    heappop, heappush = heapq.heappop, heapq.heappush
+    if capture is None and needed is None and leaves_wanted is True and not create_graph:
+        return _execute_plain(ready, buffers, deps, retain_graph)
+    heappop = heapq.heappop
     while ready:
         node = heappop(ready)[2]
         gs = buffers.pop(node)
@@ -179,38 +181,70 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
             out_grads = _node_grads(node, gs)
         if not retain_graph and node._saved is not None:
             node._release()
-        nxt = node._next
-        if nxt is None:     # one edge (most nodes)
-            fn = node._fn0
-            if fn is not None:
-                buf = buffers.get(fn)
-                if buf is None:
-                    buf = buffers[fn] = [None] * len(fn._output_meta)
-                g = out_grads[0]
-                if g is not None:
-                    nr = node._nr0
-                    buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
-                d = deps[fn] - 1
-                deps[fn] = d
-                if d == 0:
-                    heappush(ready, (-fn._seq, id(fn), fn))
-            g = out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+        _propagate(node, out_grads, buffers, deps, ready)
+        out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+
+
+def _execute_plain(ready, buffers, deps, retain_graph):
+    """_execute for loss.backward() and the like: no captures, every leaf accumulates, no graph of the
+    gradients (the checks those need are left out of the loop; propagation inlined, one edge first)."""
+    heappop, heappush = heapq.heappop, heapq.heappush
+    while ready:
+        node = heappop(ready)[2]
+        gs = buffers.pop(node)
+        if type(node) is AccumulateGrad:
+            if node._hooked or node.variable._hooks:
+                if node._tensor_hooks or node._pre_hooks or node._retain_hooks or node.variable._hooks:
+                    gs = _call_pre_hooks(node, _node._as_tensors(gs))
+            node._accumulate(gs[0], False)
             continue
-        for i, g in enumerate(out_grads):
-            fn = nxt[2 * i]
-            if fn is None:
-                continue
-            nr = nxt[2 * i + 1]
+        if node._hooked and (node._tensor_hooks or node._pre_hooks or node._retain_hooks):
+            gs = _call_pre_hooks(node, _node._as_tensors(gs))
+        if len(gs) == 1 and gs[0] is not None and node.backward_np is not None and not node._post_hooks:
+            out_grads = node._run_backward_np(gs)    # the common case: one NumPy gradient in, NumPy out
+        else:
+            out_grads = _node_grads(node, gs)
+        if not retain_graph and node._saved is not None:
+            node._release()
+        if node._next is not None:
+            _propagate(node, out_grads, buffers, deps, ready)
+            out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+            continue
+        fn = node._fn0     # one edge (most nodes)
+        if fn is not None:
             buf = buffers.get(fn)
             if buf is None:
                 buf = buffers[fn] = [None] * len(fn._output_meta)
+            g = out_grads[0]
             if g is not None:
+                nr = node._nr0
                 buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
             d = deps[fn] - 1
             deps[fn] = d
             if d == 0:
                 heappush(ready, (-fn._seq, id(fn), fn))
         g = out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+
+
+def _propagate(node, out_grads, buffers, deps, ready):
+    """Add each input gradient into its next node's buffer; queue the nodes whose last dependency this was."""
+    nxt = node._next
+    if nxt is None:
+        nxt = (node._fn0, node._nr0)
+    for i, g in enumerate(out_grads):
+        fn = nxt[2 * i]
+        if fn is None:
+            continue
+        nr = nxt[2 * i + 1]
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * len(fn._output_meta)
+        if g is not None:
+            buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
+        d = deps[fn] - 1
+        deps[fn] = d
+        if d == 0:
+            heapq.heappush(ready, (-fn._seq, id(fn), fn))
 
 
 def _node_grads(node, gs):

@@ -567,7 +567,7 @@ class Op(Node):
                 ta = type(a)
                 if ta is Tensor:
                     if a._requires_grad:
-                        return cls._record(_differentiable_inputs(args), args, kwargs)
+                        return cls._record(args if len(args) == 1 else _differentiable_inputs(args), args, kwargs)
                 elif ta is list or ta is tuple or (ta is not int and ta is not float and isinstance(a, Tensor)):
                     inputs = _differentiable_inputs(args)
                     for t in inputs:
@@ -699,7 +699,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._seq = 2 ** 62  # run leaves after everything else that is ready
-        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+        self._output_meta = _meta1(variable._data)
 
     def _accumulate(self, g, create_graph):
         v = self.variable
