@@ -203,3 +203,22 @@ def test_blocked_scatter_error_in_second_block(torch, how, bad):
         outs.append((y, str(e.value)))
     assert outs[0][1] == outs[1][1]
     np.testing.assert_array_equal(outs[0][0].numpy()[:650], outs[1][0].numpy()[:650])
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("other", ["same", "number", "row"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_binary_keeps_layout_of_permuted_input(torch, op, other, grad):
+    """Elementwise results keep a dense input's strides (no-graph fast path and recorded path alike)."""
+    res = []
+    for lib in (core, torch):
+        x = lib.arange(18.0).reshape(3, 3, 2).permute(2, 1, 0)
+        if grad:
+            x = x.detach().requires_grad_()
+        y = {"same": x, "number": 2.0, "row": lib.arange(3.0)}[other]
+        if op != "mul" and other == "number":
+            r = getattr(lib, op)(x, lib.tensor(2.0))
+        else:
+            r = getattr(lib, op)(x, y)
+        res.append(r)
+    _same(*res)

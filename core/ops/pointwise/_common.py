@@ -105,12 +105,8 @@ def _call(fn, x, y, quiet):
 
 
 def _wrap(r):
-    """The Tensor Op.apply makes of a no-grad result: a C-contiguous ndarray (a NumPy scalar from 0-d
-    operands becomes a 0-d array)."""
-    if type(r) is not np.ndarray:
-        return Tensor._make(np.asarray(r))
-    if not r.flags.c_contiguous:
-        r = r.copy(order="C")
+    """The Tensor Op.apply makes of an elementwise op's no-grad result: NumPy's layout kept (elementwise ops
+    preserve a dense input's strides, as PyTorch's); a NumPy scalar from 0-d operands becomes a 0-d array."""
     return Tensor._make(r)
 
 
