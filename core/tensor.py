@@ -249,6 +249,7 @@ class Tensor:
         if node._retain_hooks is None:
             node._retain_hooks = {}
         node._retain_hooks[self._output_nr] = weakref.ref(self)
+        node._hooked = True
         self._retains_grad = True
 
     def detach(self):

@@ -45,6 +45,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    if (inputs is None and not create_graph and len(outputs) == 1 and grad_outputs[0] is None
+            and outputs[0].grad_fn is not None):
+        _backward_scalar(outputs[0], bool(retain_graph))
+        return None
     grads = _make_root_grads(outputs, grad_outputs, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
@@ -65,6 +69,26 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     if inputs is not None and not accumulate:
         return _captured_result(captured, allow_unused, create_graph)
     return None
+
+
+def _backward_scalar(out, retain_graph):
+    """loss.backward(): run_backward for one non-leaf output with an implicit gradient, without the
+    general bookkeeping (captures, several roots, create_graph)."""
+    d = out._data
+    if d.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if d.dtype.kind != "f":
+        raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+    root = out.grad_fn
+    buf = [None] * len(root._output_meta)
+    buf[out._output_nr] = np.array(1, dtype=d.dtype) if not d.shape else np.ones(d.shape, dtype=d.dtype)
+    deps = _dependencies([root])
+    prev_mode = STATE.grad_enabled
+    STATE.grad_enabled = False
+    try:
+        _execute([(-root._seq, id(root), root)], {root: buf}, deps, None, None, None, True, retain_graph, False)
+    finally:
+        STATE.grad_enabled = prev_mode
 
 
 def _capture_points(inputs):
@@ -96,19 +120,32 @@ def _dependencies(roots):
     """How many edges lead into each node reachable from the roots (a node is walked when first counted;
     a root reached from another root is already on the stack)."""
     deps = {}
-    rootset = set(roots)
+    rootset = set(roots) if len(roots) > 1 else roots
     stack = list(roots)
+    pop, push, get = stack.pop, stack.append, deps.get
     while stack:
-        n = stack.pop()
+        n = pop()
         nxt = n._next
-        for fn in ((n._fn0,) if nxt is None else nxt[::2]):
+        if nxt is None:     # one edge (most nodes): no tuple to slice
+            fn = n._fn0
             if fn is None:
                 continue
-            c = deps.get(fn)
+            c = get(fn)
             if c is None:
                 deps[fn] = 1
                 if fn not in rootset:
-                    stack.append(fn)
+                    push(fn)
+            else:
+                deps[fn] = c + 1
+            continue
+        for fn in nxt[::2]:
+            if fn is None:
+                continue
+            c = get(fn)
+            if c is None:
+                deps[fn] = 1
+                if fn not in rootset:
+                    push(fn)
             else:
                 deps[fn] = c + 1
     return deps
@@ -116,13 +153,16 @@ def _dependencies(roots):
 
 def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, retain_graph, create_graph):
     """The ready-queue loop: most recently created node first, as PyTorch's CPU engine runs it."""
-    heappop, heappush = heapq.heappop, heapq.heappush
+    if capture is None and needed is None and leaves_wanted is True and not create_graph:
+        return _execute_plain(ready, buffers, deps, retain_graph)
+    heappop = heapq.heappop
     while ready:
         node = heappop(ready)[2]
         gs = buffers.pop(node)
         is_acc = type(node) is AccumulateGrad
-        if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
-            gs = _call_pre_hooks(node, _node._as_tensors(gs))
+        if node._hooked or (is_acc and node.variable._hooks):   # _hooked: some hook was ever registered
+            if node._tensor_hooks or node._pre_hooks or node._retain_hooks or (is_acc and node.variable._hooks):
+                gs = _call_pre_hooks(node, _node._as_tensors(gs))
         if capture:
             gs = _node._as_tensors(gs)
             for nr, g in enumerate(gs):
@@ -141,24 +181,70 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
             out_grads = _node_grads(node, gs)
         if not retain_graph and node._saved is not None:
             node._release()
-        nxt = node._next
-        if nxt is None:
-            nxt = (node._fn0, node._nr0)
-        for i, g in enumerate(out_grads):
-            fn = nxt[2 * i]
-            if fn is None:
-                continue
-            nr = nxt[2 * i + 1]
+        _propagate(node, out_grads, buffers, deps, ready)
+        out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+
+
+def _execute_plain(ready, buffers, deps, retain_graph):
+    """_execute for loss.backward() and the like: no captures, every leaf accumulates, no graph of the
+    gradients (the checks those need are left out of the loop; propagation inlined, one edge first)."""
+    heappop, heappush = heapq.heappop, heapq.heappush
+    while ready:
+        node = heappop(ready)[2]
+        gs = buffers.pop(node)
+        if type(node) is AccumulateGrad:
+            if node._hooked or node.variable._hooks:
+                if node._tensor_hooks or node._pre_hooks or node._retain_hooks or node.variable._hooks:
+                    gs = _call_pre_hooks(node, _node._as_tensors(gs))
+            node._accumulate(gs[0], False)
+            continue
+        if node._hooked and (node._tensor_hooks or node._pre_hooks or node._retain_hooks):
+            gs = _call_pre_hooks(node, _node._as_tensors(gs))
+        if len(gs) == 1 and gs[0] is not None and node.backward_np is not None and not node._post_hooks:
+            out_grads = node._run_backward_np(gs)    # the common case: one NumPy gradient in, NumPy out
+        else:
+            out_grads = _node_grads(node, gs)
+        if not retain_graph and node._saved is not None:
+            node._release()
+        if node._next is not None:
+            _propagate(node, out_grads, buffers, deps, ready)
+            out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+            continue
+        fn = node._fn0     # one edge (most nodes)
+        if fn is not None:
             buf = buffers.get(fn)
             if buf is None:
                 buf = buffers[fn] = [None] * len(fn._output_meta)
+            g = out_grads[0]
             if g is not None:
+                nr = node._nr0
                 buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
             d = deps[fn] - 1
             deps[fn] = d
             if d == 0:
                 heappush(ready, (-fn._seq, id(fn), fn))
         g = out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
+
+
+def _propagate(node, out_grads, buffers, deps, ready):
+    """Add each input gradient into its next node's buffer; queue the nodes whose last dependency this was."""
+    nxt = node._next
+    if nxt is None:
+        nxt = (node._fn0, node._nr0)
+    for i, g in enumerate(out_grads):
+        fn = nxt[2 * i]
+        if fn is None:
+            continue
+        nr = nxt[2 * i + 1]
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * len(fn._output_meta)
+        if g is not None:
+            buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
+        d = deps[fn] - 1
+        deps[fn] = d
+        if d == 0:
+            heapq.heappush(ready, (-fn._seq, id(fn), fn))
 
 
 def _node_grads(node, gs):

@@ -18,6 +18,7 @@ import numpy as np
 import weakref
 
 from .. import _methods
+from .. import dtypes as _dt
 from .._grad_mode import STATE
 from ..tensor import Tensor
 
@@ -101,6 +102,8 @@ def _intern(key):
 _INTERNED = {}
 _ONE = {}
 _NONES = {}     # n -> (None,) * n
+_new = object.__new__
+_FROM_NP = _dt._FROM_NP
 
 
 def _meta1(d):
@@ -112,6 +115,14 @@ def _meta1(d):
             _ONE.clear()
         m = _ONE[key] = _intern((_intern(key),))
     return m
+
+
+# interned flags of the one-tensor-first node (x * 2, x.pow(3)...): needs_input_grad per argument, positions
+_NEED_ONE = _intern((True,))
+_NEED_FIRST = [None] + [_intern((True,) + (False,) * (n - 1)) for n in range(1, 8)]
+_FIRST = _intern((0,))
+_PAIRS = {}     # (id(meta0), id(meta1)) -> (meta0, meta1): a two-input node's metas without hashing shapes
+_TWO = {}       # (requires_grad0, requires_grad1, n args, grads_per_arg) -> (positions, needs_input_grad)
 
 
 class Node:
@@ -133,6 +144,7 @@ class Node:
     _pre_hooks = None
     _input_meta = ()
     _materialize = True
+    _hooked = False           # set once any hook (tensor, pre, post, retain_grad) is registered on the node
 
     def name(self) -> str:
         return type(self).__name__
@@ -164,6 +176,7 @@ class Node:
         """Post-hook fn(grad_inputs, grad_outputs), may return replacement grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h.id] = fn
         return h
@@ -172,6 +185,7 @@ class Node:
         """Pre-hook fn(grad_outputs), may return replacement grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._hooked = True
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
@@ -179,6 +193,7 @@ class Node:
     def _add_tensor_hook(self, output_nr, fn):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._hooked = True
         store = self._tensor_hooks.setdefault(output_nr, {})
         h = RemovableHandle(store)
         store[h.id] = fn
@@ -206,9 +221,13 @@ class Node:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             return ()
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        if len(saved) == 2:     # the common binary op, without a generator
+            a, b = saved
+            return (None if a is None else a.unpack(self)), (None if b is None else b.unpack(self))
+        return tuple(None if s is None else s.unpack(self) for s in saved)
 
     @property
     def saved_variables(self):
@@ -266,12 +285,14 @@ class Node:
             res = self.backward_np(self, g if type(g) is np.ndarray else _array_of(g))
         else:
             res = self.backward_np(self, *[g if type(g) is np.ndarray else _array_of(g) for g in grads])
-        if type(res) is not tuple:
-            res = (res,)
-        if self.grads_per_arg and self._positions is not None:
-            res = tuple(res[i] if i < len(res) else None for i in self._positions)
         if self._next is None:    # one input: no lists to zip
-            g = res[0] if res else None
+            if type(res) is not tuple:
+                res = (res,)
+            if self.grads_per_arg and self._positions is not None:
+                i = self._positions[0] if self._positions else len(res)
+                g = res[i] if i < len(res) else None
+            else:
+                g = res[0] if res else None
             if g is None or self._fn0 is None:
                 return [None]
             shape, dt = self._input_meta[0]
@@ -282,8 +303,16 @@ class Node:
             if g.dtype != dt:
                 g = g.astype(dt)
             return [g]
+        if type(res) is not tuple:
+            res = (res,)
+        if self.grads_per_arg and self._positions is not None:
+            pos = self._positions
+            if pos == (0, 1) and len(res) >= 2:     # add(a, b, alpha)...: the first two, no generator
+                res = res[:2]
+            else:
+                res = tuple(res[i] if i < len(res) else None for i in pos)
         out = []
-        for g, (shape, dt), fn in zip(res, self._input_meta, self._edges()[::2]):
+        for g, (shape, dt), fn in zip(res, self._input_meta, self._next[::2]):
             if g is None or fn is None:
                 out.append(None)
                 continue
@@ -431,6 +460,8 @@ class Op(Node):
         """Sequence number, edges, input metas and needs_input_grad, in one pass over the inputs."""
         self._seq = next(_seq)
         n = len(inputs)
+        if n == 2 and self._init_two(inputs, args):
+            return
         if n == 1:
             t = inputs[0]
             self._input_meta = _meta1(t._data)
@@ -481,6 +512,53 @@ class Op(Node):
             self._positions = tuple(pos)
             self.needs_input_grad = tuple(need)
 
+    def _init_two(self, inputs, args):
+        """_init_node for two tensors that are the first two arguments (a + b, a @ b, add(a, b, alpha)):
+        metas, edges and flags from interned tables; False (nothing set) when the arguments differ."""
+        t0, t1 = inputs
+        na = len(args)
+        if na < 2 or args[0] is not t0 or args[1] is not t1 or na > 7:
+            return False
+        d0, d1 = t0._data, t1._data
+        m0 = _ONE.get((d0.shape, d0.dtype))
+        m0 = (m0 if m0 is not None else _meta1(d0))[0]
+        m1 = _ONE.get((d1.shape, d1.dtype))
+        m1 = (m1 if m1 is not None else _meta1(d1))[0]
+        key = (id(m0), id(m1))
+        meta = _PAIRS.get(key)
+        if meta is None:
+            if len(_PAIRS) > 16384:
+                _PAIRS.clear()
+            meta = _PAIRS[key] = (m0, m1)   # the value holds m0 and m1: their ids stay theirs
+        self._input_meta = meta
+        r0, r1 = t0._requires_grad, t1._requires_grad
+        f0, n0, f1, n1 = None, 0, None, 0
+        if r0:
+            f0 = t0.grad_fn
+            if f0 is None:
+                f0 = get_accumulator(t0)
+            else:
+                n0 = t0._output_nr
+        if r1:
+            f1 = t1.grad_fn
+            if f1 is None:
+                f1 = get_accumulator(t1)
+            else:
+                n1 = t1._output_nr
+        self._next = (f0, n0, f1, n1)
+        flags = _TWO.get((r0, r1, na, self.grads_per_arg))
+        if flags is None:
+            need = (r0, r1)
+            if not self.grads_per_arg:
+                flags = (None, _intern(need))
+            else:
+                flags = (None if na == 2 else _intern((0, 1)), _intern(need + (False,) * (na - 2)))
+            _TWO[(r0, r1, na, self.grads_per_arg)] = flags
+        if self.grads_per_arg:
+            self._positions = flags[0]
+        self.needs_input_grad = flags[1]
+        return True
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a node when grad mode is on and an input requires grad."""
@@ -489,7 +567,7 @@ class Op(Node):
                 ta = type(a)
                 if ta is Tensor:
                     if a._requires_grad:
-                        return cls._record(_differentiable_inputs(args), args, kwargs)
+                        return cls._record(args if len(args) == 1 else _differentiable_inputs(args), args, kwargs)
                 elif ta is list or ta is tuple or (ta is not int and ta is not float and isinstance(a, Tensor)):
                     inputs = _differentiable_inputs(args)
                     for t in inputs:
@@ -497,6 +575,23 @@ class Op(Node):
                             return cls._record(inputs, args, kwargs)
                     break
         out = cls.forward(_ForwardCtx(), *args, **kwargs)
+        if type(out) is np.ndarray:
+            if not out.flags.c_contiguous and cls.contiguous_output and not cls.is_view:
+                out = out.copy(order="C")
+            if out.dtype in _FROM_NP:
+                r = _new(Tensor)        # Tensor._make inlined: the no-grad result of every op
+                r._data = out
+                r._requires_grad = False
+                r.grad_fn = None
+                r._output_nr = 0
+                r._vc = [0]
+                if STATE.inference:
+                    r._inference = True
+            else:
+                r = Tensor._make(out)
+            if cls.is_view:
+                _mark_view(r, args[0])
+            return r
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
         if type(out) is tuple:
@@ -508,9 +603,57 @@ class Op(Node):
 
     @classmethod
     def _record(cls, inputs, args, kwargs):
-        node = cls.__new__(cls)
-        node._init_node(inputs, args)
+        node = _new(cls)
+        if len(inputs) == 1 and inputs[0] is args[0]:
+            # one tensor, first (x * 2, relu(x), x.sum(), x.t()): _init_node's work without its loops
+            t = inputs[0]
+            node._seq = next(_seq)
+            d = t._data
+            m = _ONE.get((d.shape, d.dtype))
+            node._input_meta = m if m is not None else _meta1(d)
+            node._next = None
+            fn = t.grad_fn
+            if fn is not None:
+                node._fn0 = fn
+                nr = t._output_nr
+                if nr:
+                    node._nr0 = nr
+            else:
+                node._fn0 = get_accumulator(t)
+            if cls.grads_per_arg:
+                na = len(args)
+                node._positions = None if na == 1 else _FIRST
+                node.needs_input_grad = _NEED_FIRST[na] if na < 8 else _intern((True,) + (False,) * (na - 1))
+            else:
+                node.needs_input_grad = _NEED_ONE
+        else:
+            node._init_node(inputs, args)
         out = cls.forward(node, *args, **kwargs)
+        if type(out) is np.ndarray:
+            if not out.flags.c_contiguous and cls.contiguous_output and not cls.is_view:
+                out = out.copy(order="C")
+            dt = out.dtype
+            if dt.kind != "f":
+                return Tensor._make(out)
+            if dt in _FROM_NP:
+                r = _new(Tensor)        # Tensor._make(out, True, node, 0) inlined
+                r._data = out
+                r._requires_grad = True
+                r.grad_fn = node
+                r._output_nr = 0
+                r._vc = [0]
+                if STATE.inference:
+                    r._inference = True
+            else:
+                r = Tensor._make(out, True, node, 0)
+                out = r._data
+            if cls.is_view:
+                _mark_view(r, args[0])
+            m = _ONE.get((out.shape, out.dtype))
+            node._output_meta = m if m is not None else _meta1(out)
+            if cls.save_output:
+                node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
+            return r
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
         if type(out) is tuple:
@@ -525,7 +668,7 @@ class Op(Node):
         r = Tensor._make(out, True, node, 0)
         if cls.is_view:
             _mark_view(r, args[0])
-        node._output_meta = _meta1(out)
+        node._output_meta = _meta1(r._data)
         if cls.save_output:
             node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
         return r
@@ -556,12 +699,18 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._seq = 2 ** 62  # run leaves after everything else that is ready
-        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+        self._output_meta = _meta1(variable._data)
 
     def _accumulate(self, g, create_graph):
         v = self.variable
         if g is None:
             return
+        if type(g) is np.ndarray and v._grad is None and not create_graph:
+            vd = v._data
+            if g.shape == vd.shape and g.dtype == vd.dtype:
+                # the first gradient of a step, as the engine passes it: taken over or copied, nothing else
+                v._grad = Tensor._make(g if _unshared(g, vd) else _clone_obey_contract(g, vd))
+                return
         stolen = None
         if type(g) is np.ndarray:
             if _unshared(g, v._data):

@@ -37,7 +37,9 @@ def _src_region(src, ishape):
     return src[tuple(slice(0, s) for s in ishape)]
 
 
-_BLOCK = 131072   # index elements per block: its int64 offsets (1 MiB) stay in L2 across the block's passes
+# index elements per block: its int64 offsets (2 MiB) stay in cache across the block's passes; measured on 2000x2000
+# (scatter_ / scatter_add_ / gather along dim 1, 32-260 rows a block): 130 rows (this size) fastest for all three
+_BLOCK = 262144
 _UFUNCS = {"add": np.add, "multiply": np.multiply, "amax": np.maximum, "amin": np.minimum}
 
 
@@ -47,7 +49,23 @@ def _bounds_error(value, dim, size):
 
 def _row_base(shape, dim, ishape):
     """Offsets (C order, into an array of `shape`) from every coordinate of an index block of shape `ishape`
-    except `dim` (rows of the block count from 0; the caller shifts the flat array by the block's first row)."""
+    except `dim` (rows of the block count from 0; the caller shifts the flat array by the block's first row).
+    The last one is kept (read-only): repeated calls on one shape (a training loop) skip ~0.15 ms per 2 MiB."""
+    global _LAST_BASE
+    key = (shape, dim, ishape)
+    last_key, base = _LAST_BASE      # one read of one tuple: another thread cannot pair a key with a wrong base
+    if last_key == key:
+        return base
+    base = _build_row_base(shape, dim, ishape)
+    base.flags.writeable = False
+    _LAST_BASE = (key, base)
+    return base
+
+
+_LAST_BASE = (None, None)    # (key, base) of the last _row_base
+
+
+def _build_row_base(shape, dim, ishape):
     st = _c_strides(shape)
     base = np.zeros(ishape, np.int64)
     for d in range(len(ishape)):
@@ -65,7 +83,7 @@ def _blocks(shape, dim, idx, block=None):
     size = shape[dim]
     rows = idx.shape[0]
     step = max(1, min(rows, (block or _BLOCK) // max(1, idx.size // max(rows, 1))))
-    base = _row_base(shape, dim, (step,) + idx.shape[1:])
+    base = _row_base(tuple(shape), dim, (step,) + idx.shape[1:])
     buf = np.empty(base.shape, np.int64)
     row_stride, stride = _c_strides(shape)[0], _c_strides(shape)[dim]
     unsigned = np.uint64 if idx.dtype.itemsize == 8 else np.uint32
@@ -74,15 +92,17 @@ def _blocks(shape, dim, idx, block=None):
         k = blk.shape[0]
         off = buf[:k]
         bad = None
-        if blk.view(unsigned).max() >= size:   # one pass: negative entries are huge when viewed unsigned
-            flat = blk.reshape(-1)
-            p = int(np.flatnonzero((flat < 0) | (flat >= size))[0])
-            bad = (p, int(flat[p]))
         if stride == 1:
             np.add(blk, base[:k], out=off)
         else:
             np.multiply(blk, stride, out=off)
             off += base[:k]
+        # checked after the offsets pass brought the block into cache (checking first read it from memory
+        # twice: ~0.4 ms of a 2000x2000 scatter); nothing is written before the check
+        if blk.view(unsigned).max() >= size:   # one pass: negative entries are huge when viewed unsigned
+            flat = blk.reshape(-1)
+            p = int(np.flatnonzero((flat < 0) | (flat >= size))[0])
+            bad = (p, int(flat[p]))
         yield r0, r0 + k, (0 if dim == 0 else r0 * row_stride), off, bad
 
 
@@ -118,9 +138,7 @@ def _scatter_np(out, dim, idx, src, how):
     vals = src if scalar else _src_region(src, idx.shape)
     ufunc = _UFUNCS.get(how)
     try:
-        # ufunc.at has a larger fixed cost per call than fancy assignment: fewer, larger blocks
-        block = _BLOCK * 2 if ufunc is not None else _BLOCK
-        for r0, r1, shift, off, bad in _blocks(work.shape, dim, idx, block):
+        for r0, r1, shift, off, bad in _blocks(work.shape, dim, idx):
             v = vals if scalar else vals[r0:r1]
             if bad is not None:
                 p = bad[0]

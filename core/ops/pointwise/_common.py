@@ -104,6 +104,12 @@ def _call(fn, x, y, quiet):
         raise
 
 
+def _wrap(r):
+    """The Tensor Op.apply makes of an elementwise op's no-grad result: NumPy's layout kept (elementwise ops
+    preserve a dense input's strides, as PyTorch's); a NumPy scalar from 0-d operands becomes a 0-d array."""
+    return Tensor._make(r)
+
+
 def _as_tensor(x, like=None):
     if isinstance(x, Tensor):
         return x

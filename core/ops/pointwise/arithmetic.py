@@ -2,6 +2,8 @@
 with PyTorch's type promotion, alpha checks, rounding modes and integer-division errors."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import dtypes as _dt
@@ -9,9 +11,13 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
+from ...autograd.grad_mode import STATE
+from ...autograd.node import _NONES, FREED_MSG
 from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _not_implemented_node, _out, _tensor_first,
-                      _tensors)
+                      _tensors, _wrap)
 from .unary import reciprocal
+
+_NO_SAVED2 = _NONES.setdefault(2, (None, None))
 
 class AddBackward0(_Binary):
     @staticmethod
@@ -86,10 +92,20 @@ class RsubBackward0(RsubBackward1):
 class MulBackward0(_Binary):
     """Saves each operand only if the other one needs a gradient (as PyTorch does)."""
 
+    a_t = b_t = True     # set per node when an operand is a number (kept in a_s / b_s)
+    a_s = b_s = None
+
     @staticmethod
     def forward(ctx, a, b):
         ng = ctx.needs_input_grad
         if not ng:      # no graph: nothing to remember
+            return _binary(a, b, np.multiply, quiet=False)
+        tb = type(b)
+        if (tb is float or tb is int) and type(a) is Tensor:
+            # tensor * number: nothing saved (the shared tuple of Nones save_for_backward(None, None) stores)
+            ctx.b_t = False
+            ctx.b_s = b
+            ctx._saved = _NO_SAVED2
             return _binary(a, b, np.multiply, quiet=False)
         ctx.a_t, ctx.b_t = isinstance(a, Tensor), isinstance(b, Tensor)
         ctx.a_s = None if ctx.a_t else a
@@ -111,6 +127,10 @@ class MulBackward0(_Binary):
 
     @staticmethod
     def backward_np(ctx, g):
+        if not ctx.b_t and ctx.a_t and ctx.needs_input_grad[0]:
+            if ctx._freed:      # what saved_tensors raises on a second backward
+                raise RuntimeError(FREED_MSG)
+            return g * ctx.b_s, None
         a, b = MulBackward0._operands(ctx)
         ga = g * (b._data if isinstance(b, Tensor) else b) if _g_for(ctx, 0) else None
         gb = g * (a._data if isinstance(a, Tensor) else a) if _g_for(ctx, 1) else None
@@ -247,6 +267,14 @@ class FmodBackward1(FmodBackward0):
           cli_example="tensorcli add '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, broadcasting and promoting like PyTorch."""
+    if type(other) is Tensor and type(input) is Tensor and out is None and type(alpha) is int and alpha == 1:
+        # same-dtype tensors without a graph: AddBackward0.apply's result, without its frames
+        d, e = input._data, other._data
+        if d.dtype == e.dtype and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad)):
+            try:
+                return _wrap(np.add(d, e))
+            except ValueError:
+                pass    # a broadcasting error: the general path words it as PyTorch does
     if type(other) is not Tensor:
         _check_operand(other, "add")
         if not isinstance(input, Tensor):
@@ -273,12 +301,48 @@ def _check_alpha(alpha, fn, a, b):
           cli=True, cli_example="tensorcli sub '[[5.0],[7.0]]' --other '[1.0,2.0]' --alpha 2 --explain")
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other (no bool operands, as in PyTorch)."""
+    if type(other) is Tensor and type(input) is Tensor and out is None and type(alpha) is int and alpha == 1:
+        # same-dtype (not bool) tensors without a graph: SubBackward0.apply's result, without its frames
+        d, e = input._data, other._data
+        if (d.dtype == e.dtype and d.dtype.kind != "b"
+                and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad))):
+            try:
+                return _wrap(np.subtract(d, e))
+            except ValueError:
+                pass    # a broadcasting error: the general path words it as PyTorch does
     if type(other) is not Tensor:
         _check_operand(other, "sub")
     if alpha != 1 or type(alpha) is not int:
         _check_alpha(alpha, "sub", input, other)
     r = SubBackward0.apply(input, other, alpha)
     return r if out is None else _out(r, out)
+
+
+def _fast_inplace(ufunc, generic):
+    """`t.add_(other)` / `sub_` / `mul_` straight into t's buffer in the case the generic variant would
+    also write with the ufunc (no graph to record, a same-shape same-dtype float tensor or a Python
+    number, a writeable non-inference tensor); every other call goes to the generic variant."""
+    @functools.wraps(generic)
+    def method(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and not self._inference:
+            other = args[0]
+            d = self._data
+            to = type(other)
+            if to is Tensor:
+                o = other._data
+                if (o.shape == d.shape and o.dtype == d.dtype and d.dtype.kind == "f" and d.flags.writeable
+                        and not (STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                                         or self._base is not None))):
+                    ufunc(d, o, out=d)
+                    self._vc[0] += 1
+                    return self
+            elif ((to is float or to is int) and d.dtype.kind == "f" and d.flags.writeable
+                    and not (STATE.grad_enabled and (self._requires_grad or self._base is not None))):
+                ufunc(d, other, out=d)
+                self._vc[0] += 1
+                return self
+        return generic(self, *args, **kwargs)
+    return method
 
 
 def _rsub(self, other):
@@ -304,10 +368,26 @@ def rsub(input, other, *, alpha=1):
           cli_example="tensorcli mul '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
 def mul(input, other, *, out=None):
     """input * other, elementwise with broadcasting."""
+    if type(input) is Tensor and out is None:
+        # without a graph, the operands _binary passes to np.multiply unchanged: MulBackward0.apply's result
+        d, to = input._data, type(other)
+        if to is Tensor:
+            if (other._data.dtype == d.dtype
+                    and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad))):
+                try:
+                    return _wrap(np.multiply(d, other._data))
+                except ValueError:
+                    pass    # a broadcasting error: the general path words it as PyTorch does
+        elif (to is float or to is int) and d.dtype.kind == "f" and not (STATE.grad_enabled and input._requires_grad):
+            return _wrap(np.multiply(d, other))
     if type(other) is not Tensor:
         _check_operand(other, "mul")
     r = MulBackward0.apply(input, other)
     return r if out is None else _out(r, out)
+
+
+for _op, _ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply)):
+    registry.add_inplace(_op, _op + "_", _fast_inplace(_ufunc, registry.METHODS[_op + "_"]))
 
 
 class _NoMode:
