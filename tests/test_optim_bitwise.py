@@ -190,3 +190,23 @@ def test_kernels_handle_non_contiguous_and_chunk_edges(torch):
     x = m.copy()
     _kernels.lerp_(x, g, 0.9)
     np.testing.assert_array_equal(x, torch.tensor(m).lerp_(torch.tensor(g), 0.9).numpy())
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("shape", [(1,), (7,), (_kernels.CHUNK + 5,), (256, 784), (33, 64)])
+def test_adam_update_whole_array_path_is_bitwise_torch(torch, mkl_sqrt, seed, shape):
+    """adam_update_ (float32 ufuncs over whole arrays) against torch's denom / addcdiv_ sequence, with values
+    spanning many exponents, zeros, and a transposed exp_avg."""
+    rng = np.random.default_rng(seed)
+    scale = np.exp2(rng.integers(-30, 30, shape)).astype(np.float32)
+    p, m = (rng.standard_normal(shape).astype(np.float32) * scale for _ in range(2))
+    v = (rng.standard_normal(shape).astype(np.float32) * scale) ** 2
+    v.reshape(-1)[:: 11] = 0
+    if len(shape) == 2:
+        m = np.ascontiguousarray(m.T).T                     # Fortran-ordered operand
+    bc2, eps, step = float(rng.uniform(0.01, 1)), float(10.0 ** rng.integers(-10, -4)), float(rng.uniform(1e-4, 0.1))
+    tp, tm, tv = torch.tensor(p), torch.tensor(m), torch.tensor(v)
+    tp.addcdiv_(tm, (tv.sqrt() / bc2).add_(eps), value=-step)
+    x = p.copy()
+    _kernels.adam_update_(x, m, v, bc2, eps, step)
+    np.testing.assert_array_equal(x, tp.numpy())
