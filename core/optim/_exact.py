@@ -1,0 +1,48 @@
+"""Rounding a float64 FMA emulation back to float32 exactly as one float32 FMA rounds.
+
+The kernels compute c + a * b in float64: the product of two float32 values is exact there, the sum is
+rounded once to 53 bits, and the cast rounds again to 24. The two roundings agree with a single one except
+when the float64 sum lands exactly on a float32 rounding midpoint while the exact sum does not: the cast then
+breaks a tie that was not there (measured: 1 + (8391483 * 2**-23) * (8385734 * 2**-47) gives 1.0 in float64
+then float32, 1 + 2**-23 in torch's fmadd). For a normal float32 result such a midpoint has the low 29
+mantissa bits 1 followed by 28 zeros; those (about one sum in 2**29) are recomputed with the exact error of
+the float64 sum (TwoSum) and moved one float64 ulp toward the exact value before the cast.
+
+Not covered: results in float32's subnormal range (there midpoints end in 29 or more zero bits; a float64 sum
+there is inexact only when |c| < 2**-100) and results rounding to the overflow threshold: detecting those costs
+two more passes per chunk."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["narrow_"]
+
+_LOW29 = np.uint64(0x1FFFFFFF)
+_MID = np.uint64(0x10000000)
+_F64 = np.float64
+
+
+def narrow_(out, s, a, b, c, ubuf, mbuf):
+    """out[...] = float32(s) where s = c + a * b was computed in float64 (a, c float32 arrays of s's size, b a
+    scalar or such an array; ubuf / mbuf uint64 / bool scratch of s's size), rounding as one float32 FMA."""
+    u = np.bitwise_and(s.view(np.uint64), _LOW29, out=ubuf)
+    mask = np.equal(u, _MID, out=mbuf)
+    if mask.any():
+        _fix_ties(s, np.flatnonzero(mask), a, b, c)
+    np.copyto(out, s, casting="same_kind")
+    return out
+
+
+def _fix_ties(s, idx, a, b, c):
+    """Move s[idx] (float32 midpoints) one float64 ulp toward c + a * b where the float64 sum was inexact."""
+    p = _at(a, idx) * _at(b, idx)
+    cc = _at(c, idx)
+    si = s[idx]
+    with np.errstate(invalid="ignore", over="ignore"):
+        z = si - cc
+        err = (cc - (si - z)) + (p - z)           # TwoSum: c + p == si + err exactly
+    s[idx] = np.where(err > 0, np.nextafter(si, np.inf), np.where(err < 0, np.nextafter(si, -np.inf), si))
+
+
+def _at(x, idx):
+    return x[idx].astype(_F64) if isinstance(x, np.ndarray) else _F64(x)
