@@ -322,3 +322,19 @@ def test_50_steps_bitwise_with_gradients_over_38_binades(torch, mkl_sqrt, seed, 
         copt.step()
         for pt, pc in zip(tparams, cparams):
             np.testing.assert_array_equal(pc.detach().numpy(), pt.detach().numpy(), err_msg=f"step {step}")
+
+
+def test_fma_on_a_strided_output_rounds_ties_like_torch(torch):
+    """A non-contiguous output takes the whole-array path, which repairs float64 midpoints the same way."""
+    G, B = _midpoint_pairs(16)
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((16, 6)).astype(np.float32)
+    base[:, 2] = 1.0
+    a = rng.standard_normal(16).astype(np.float32)
+    a[:] = G * 2.0 ** -23
+    for b in (B[:3] * 2.0 ** -47).astype(np.float32):
+        x = base.copy()
+        _kernels.add_(x[:, 2], a, float(b))                     # x[:, 2] is strided
+        t = torch.tensor(base)
+        t[:, 2].add_(torch.tensor(a), alpha=float(b))
+        np.testing.assert_array_equal(x, t.numpy())
