@@ -20,6 +20,7 @@ __all__ = ["narrow_"]
 _LOW29 = np.uint64(0x1FFFFFFF)
 _MID = np.uint64(0x10000000)
 _F64 = np.float64
+_any = np.logical_or.reduce      # ndarray.any() goes through a Python wrapper: ~1 us a call on this path
 
 
 def narrow_(out, s, a, b, c, ubuf, mbuf):
@@ -27,7 +28,7 @@ def narrow_(out, s, a, b, c, ubuf, mbuf):
     scalar or such an array; ubuf / mbuf uint64 / bool scratch of s's size), rounding as one float32 FMA."""
     u = np.bitwise_and(s.view(np.uint64), _LOW29, out=ubuf)
     mask = np.equal(u, _MID, out=mbuf)
-    if mask.any():
+    if _any(mask):
         _fix_ties(s, np.flatnonzero(mask), a, b, c)
     np.copyto(out, s, casting="same_kind")
     return out
