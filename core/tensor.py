@@ -222,9 +222,16 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor "
+                                   f"of size '{list(self._data.shape)}'. Please ensure that the gradient and the "
+                                   "tensor are the same size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dt.cpp_name(value._data.dtype)}' to a tensor with "
+                    f"grad_dtype '{_dt.scalar_name(self._data.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter

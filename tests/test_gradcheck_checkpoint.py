@@ -112,3 +112,17 @@ def test_checkpoint_sequential_splits_like_torch(torch):
         res.append((out.detach().numpy(), x.grad.numpy()))
     for a, b in zip(res[0], res[1]):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("make", [lambda L, x: x.sqrt(), lambda L, x: (x * 0).log() * 0])
+def test_anomaly_mode_names_the_backward_that_returned_nan(torch, make):
+    msgs = []
+    for L in (core, torch):
+        x = L.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as e:
+                with L.autograd.detect_anomaly():
+                    make(L, x).sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

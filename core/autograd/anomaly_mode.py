@@ -3,6 +3,7 @@
 its 0th output."; the in-place version error names the anomaly hint accordingly)."""
 from __future__ import annotations
 
+import re
 import warnings
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
@@ -59,3 +60,15 @@ class set_detect_anomaly:
 
     def __exit__(self, *args):
         set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+
+def modified_inplace_message(type_name, shape, producer, output_nr, version, expected):
+    """SavedVariable::unpack's error: the tensor's producer named by its forward op (MulBackward0 -> Mul),
+    no producer clause for a leaf, and the hint that depends on anomaly mode."""
+    where = f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', producer)}," if producer else ""
+    hint = (" Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+            "variable in question was changed in there or anywhere later. Good luck!") if STATE["enabled"] else \
+        (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{type_name} {list(shape)}]{where} is at version {version}; expected version {expected} instead.{hint}")

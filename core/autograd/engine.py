@@ -10,6 +10,7 @@ import numpy as np
 from .._grad_mode import STATE
 from ..tensor import Size, Tensor
 from . import node as _node
+from .anomaly_mode import STATE as ANOMALY
 from .node import AccumulateGrad, get_accumulator
 
 
@@ -153,7 +154,7 @@ def _dependencies(roots):
 
 def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, retain_graph, create_graph):
     """The ready-queue loop: most recently created node first, as PyTorch's CPU engine runs it."""
-    if capture is None and needed is None and leaves_wanted is True and not create_graph:
+    if capture is None and needed is None and leaves_wanted is True and not create_graph and not ANOMALY["enabled"]:
         return _execute_plain(ready, buffers, deps, retain_graph)
     heappop = heapq.heappop
     while ready:
@@ -179,6 +180,8 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
             out_grads = node._run_backward_np(gs)    # the common case: one NumPy gradient in, NumPy out
         else:
             out_grads = _node_grads(node, gs)
+        if ANOMALY["enabled"] and ANOMALY["check_nan"]:
+            _check_nan(node, out_grads)
         if not retain_graph and node._saved is not None:
             node._release()
         _propagate(node, out_grads, buffers, deps, ready)
@@ -247,6 +250,14 @@ def _propagate(node, out_grads, buffers, deps, ready):
             heapq.heappush(ready, (-fn._seq, id(fn), fn))
 
 
+def _check_nan(node, out_grads):
+    """Anomaly mode with check_nan: a backward function that returns NaN raises, naming it (torch's text)."""
+    for i, g in enumerate(out_grads):
+        d = g._data if isinstance(g, Tensor) else g
+        if d is not None and d.dtype.kind == "f" and np.isnan(d).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
 def _node_grads(node, gs):
     """Run one node's backward (skipped when no gradient reached it) and its post hooks."""
     for g in gs:
@@ -265,9 +276,9 @@ def _node_grads(node, gs):
 
 
 def _captured_result(captured, allow_unused, create_graph):
-    for g in captured:
+    for i, g in enumerate(captured):
         if g is None and not allow_unused:
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                "graph. Set allow_unused=True if this is the desired behavior.")
     if not create_graph:
         captured = [None if g is None else (g.detach() if g._requires_grad else g) for g in captured]

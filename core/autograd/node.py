@@ -21,6 +21,7 @@ from .. import _methods
 from .. import dtypes as _dt
 from .._grad_mode import STATE
 from ..tensor import Tensor
+from .anomaly_mode import modified_inplace_message
 
 _seq = itertools.count()
 
@@ -75,12 +76,10 @@ class SavedTensor:
     def unpack(self, node):
         if self.vc[0] != self.version:
             t = self.tensor if self.tensor is not None else Tensor._make(self.data)
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{t.type()} {list(self.data.shape)}], which is output "
-                f"{self.output_nr} of {node.name()}, is at version {self.vc[0]}; expected version "
-                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+            producer = node if self.is_output else t.grad_fn   # an input: whatever made it last (None: a leaf)
+            raise RuntimeError(modified_inplace_message(t.type(), self.data.shape, producer and producer.name(),
+                                                        self.output_nr if self.is_output else t._output_nr,
+                                                        self.vc[0], self.version))
         if self.is_output:
             t = Tensor._make(self.data, True, node, self.output_nr)
             t._vc = self.vc
