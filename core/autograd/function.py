@@ -25,6 +25,9 @@ class FunctionCtx:
 class BackwardCFunction(FunctionCtx, Op):
     """Node of a custom Function; named '<ClassName>Backward'."""
 
+    def __repr__(self):   # a Python class in torch: its repr carries the module torch creates it in
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def _run_backward(self, grads):
         grads = _as_tensors(grads)
         if self._materialize:
