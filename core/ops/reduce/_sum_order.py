@@ -27,6 +27,7 @@ import numpy as np
 # for kernels registered with ALSO_REGISTER_AVX512, which sum_stub is not, so an AVX512 CPU runs the AVX2
 # kernel (8 floats), and the generic build's Vectorized is 32 bytes too. Other CPUs are not modelled.
 _VEC_BYTES = 32 if platform.machine().lower() in ("x86_64", "amd64") else None
+MODELLED = _VEC_BYTES is not None
 
 
 def _fold(a, axis):
@@ -201,6 +202,13 @@ def _flat(x, vec):
     return np.add.accumulate(p0)[-1]
 
 
+def flat_sum(x):
+    """torch's sum of a contiguous 1-d float32/float64 array of at least 4 vectors (16 elements), as a
+    0-d array: the full sum of a small tensor without the layout analysis."""
+    r = _flat(x, _VEC_BYTES // x.itemsize)
+    return np.array(r if r else x.dtype.type(0))    # torch's output starts at +0: 0 + (-0) is +0
+
+
 def torch_sum(d, reduced):
     """The sum of ndarray d (float32 or float64, already in the result dtype) over the dims in `reduced`,
     added in torch's order; returns the kept dims' values as a C-ordered array of the kept sizes (the
@@ -210,7 +218,8 @@ def torch_sum(d, reduced):
     vec = _VEC_BYTES // d.itemsize
     zero = d.dtype.type(0)
     if d.ndim == 1 and d.strides[0] == d.itemsize and d.size >= vec:    # the common full sum, first
-        return np.add(_flat(d, vec), zero)
+        r = _flat(d, vec)
+        return np.array(r if r else zero)
     lay = _layout(d.shape, d.strides, reduced)
     if lay is None:
         return None

@@ -6,6 +6,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ... import return_types
 from ...autograd.function import Op
+from ...autograd.grad_mode import STATE
 from ...tensor import Tensor, _wrap_dim
 from ..indexing import _scatter_into_zeros
 from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
@@ -80,7 +81,8 @@ def _ordered_sum(d, dims, keepdim, npdt):
 
 
 _ALL_DIMS = [frozenset(range(n)) for n in range(9)]
-_ORDERED = (np.dtype(np.float32), np.dtype(np.float64))
+# the dtypes summed in torch's order (none on CPUs whose kernel widths _sum_order does not model)
+_ORDERED = (np.dtype(np.float32), np.dtype(np.float64)) if _sum_order.MODELLED else ()
 
 
 class SumBackward1(Op):
@@ -123,6 +125,12 @@ def _sum_dtype(t, dtype):
           cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
+    if dim is None and dtype is None and not keepdim:
+        d = input._data
+        if d.dtype in _ORDERED and d.flags.c_contiguous and d.size >= 16 and \
+                not (input._requires_grad and STATE.grad_enabled):
+            # the common call with no graph to record: what Op.apply would run, minus its frames
+            return Tensor._make(_sum_order.flat_sum(d.reshape(-1)))
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
