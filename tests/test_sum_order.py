@@ -143,3 +143,25 @@ def test_gradients_unchanged(torch):
         oc.sum().backward()
         ot.sum().backward()
         _bitwise(c.grad, t.grad)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dim0_sum_fed_in_blocks_of_rows(torch, seed):
+    """_sum_order.Dim0Sum (for streamed reductions): any split into blocks of rows gives torch's sum(0)."""
+    rng = np.random.default_rng(200 + seed)
+    for it in range(80):
+        n = int(rng.integers(2, 20)) if it % 4 == 0 else int(rng.integers(2, 3000)) if it % 3 else \
+            int(rng.integers(2, 70000))
+        row = (int(rng.integers(2, 100)),) if it % 5 == 0 else tuple(int(v) for v in rng.integers(1, 8, 2))
+        dtype = ["float32", "float64"][it % 2]
+        x = _data(rng, (n,) + row, dtype)
+        s = _sum_order.Dim0Sum.create(n, row, dtype)
+        if s is None:
+            assert int(np.prod(row)) == 1
+            continue
+        r0 = 0
+        while r0 < n:
+            k = int(rng.integers(1, max(2, n // 3)))
+            s.feed(x[r0:r0 + k])
+            r0 += k
+        _bitwise(core.tensor(s.result()), torch.tensor(x).sum(0))

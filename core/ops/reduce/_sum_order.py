@@ -235,3 +235,107 @@ def torch_sum(d, reduced):
     if nred:                                 # each kernel call adds its rows' sums into the same outputs
         part = _fold(part.reshape(part.shape[:part.ndim - nred] + (-1,)), part.ndim - nred)
     return np.add(part, zero)
+
+
+class _Level:
+    """One accumulator of multi_row_sum fed a stream of lane vectors: folds them, and hands its sum to the
+    next level after every `step` of them (never, for the last level; only within the first `limit` items
+    for level 0, whose rows past the last whole chunk stay in acc0)."""
+
+    def __init__(self, step, depth, limit=None):
+        self.step, self.limit, self.count, self.acc = step, limit, 0, None
+        self.up = _Level(step, depth - 1) if depth > 1 else None
+
+    def feed(self, x):
+        """x: (m, lanes) items, in order."""
+        while len(x):
+            room = len(x) if self.up is None else self.step - self.count % self.step
+            if self.limit is not None:
+                room = min(room, self.limit - self.count) if self.count < self.limit else len(x)
+            if self.up is not None and self.count % self.step == 0 and (self.limit is None or
+                                                                       self.count + self.step <= self.limit):
+                k = len(x) // self.step if self.limit is None else \
+                    min(len(x) // self.step, (self.limit - self.count) // self.step)
+                if k:                     # whole chunks at once: their folds go up as one block
+                    self.up.feed(_red(x[:k * self.step].reshape(k, self.step, -1)))
+                    self.count += k * self.step
+                    x = x[k * self.step:]
+                    continue
+            take = x[:room]
+            self.acc = _red(take if self.acc is None else np.concatenate((self.acc[None], take)))
+            self.count += len(take)
+            x = x[len(take):]
+            if self.up is not None and self.count % self.step == 0 and (self.limit is None or
+                                                                       self.count <= self.limit):
+                self.up.feed(self.acc[None])
+                self.acc = None
+
+    def total(self):
+        """acc0 + acc1 + acc2 + acc3 (levels that never received anything add nothing)."""
+        t, lv = None, self
+        while lv is not None:
+            if lv.acc is not None:
+                t = lv.acc if t is None else t + lv.acc
+            lv = lv.up
+        return t
+
+
+class Dim0Sum:
+    """torch's sum over dim 0 of a C-ordered (n, ...) float32/float64 array whose rows arrive in blocks
+    (tensorcli's streamed reductions): `feed` consecutive blocks of rows, then `result()` equals
+    torch_sum(whole, {0}) bit for bit. The one-column case (a vector, n > 1) is not handled: None from
+    `create`."""
+
+    @classmethod
+    def create(cls, n, row_shape, dtype):
+        dtype = np.dtype(dtype)
+        cols = int(np.prod(row_shape, dtype=np.int64))
+        if not MODELLED or dtype not in (np.float32, np.float64) or n < 2 or cols < 2:
+            return None
+        return cls(n, tuple(row_shape), dtype)
+
+    def __init__(self, n, row_shape, dtype):
+        self.n, self.shape, self.dtype = n, row_shape, dtype
+        cols = int(np.prod(row_shape, dtype=np.int64))
+        vec = _VEC_BYTES // dtype.itemsize
+        group = 4 * vec if cols >= vec else 4          # vectorized_outer_sum or scalar_outer_sum
+        self.g = cols // group * group
+        step = 1 << max(4, _ceil_log2(n) // 4)
+        self.cascade = _Level(step, 4, n // step * step) if self.g else None
+        q = n // 4
+        qstep = 1 << max(4, _ceil_log2(q) // 4)
+        self.ilp = _Level(qstep, 4, q // qstep * qstep) if self.g < cols else None
+        self.pending = np.empty((0, cols - self.g), dtype)   # rows of an unfinished group of 4
+        self.left = []                                         # the n % 4 last rows, for accumulator 0
+        self.seen = 0
+
+    def feed(self, block):
+        b = np.ascontiguousarray(block, self.dtype).reshape(len(block), -1)
+        if self.cascade is not None:
+            self.cascade.feed(b[:, :self.g])
+        if self.ilp is not None:
+            rest = b[:, self.g:]
+            grouped = self.n // 4 * 4
+            inside = max(0, min(len(rest), grouped - self.seen))
+            self.left.extend(rest[inside:])
+            rows = np.concatenate((self.pending, rest[:inside])) if len(self.pending) else rest[:inside]
+            whole = len(rows) // 4 * 4
+            if whole:
+                self.ilp.feed(rows[:whole].reshape(whole // 4, -1))
+            self.pending = rows[whole:]
+        self.seen += len(b)
+
+    def result(self):
+        """The sums, shaped like one row."""
+        parts = []
+        if self.cascade is not None:
+            parts.append(self.cascade.total())
+        if self.ilp is not None:
+            lanes = self.pending.shape[1]
+            p = self.ilp.total()
+            p = np.zeros(4 * lanes, self.dtype) if p is None else p
+            p = p.reshape(4, lanes)
+            stack = np.concatenate((p[:1], np.array(self.left, self.dtype).reshape(-1, lanes), p[1:]))
+            parts.append(_red(stack))
+        r = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return np.add(r, self.dtype.type(0)).reshape(self.shape)
