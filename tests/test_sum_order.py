@@ -29,11 +29,11 @@ SIZES = list(range(1, 140)) + [255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1
                                8191, 8193, 65535, 65537, 100000, 262161, 1 << 20, 1000003]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_full_sum_of_every_size(torch, dtype):
     rng = np.random.default_rng(0)
     for n in SIZES:
-        x = _data(rng, n, dtype)
+        x = _data(rng, n, dtype) if dtype != "float16" else (rng.standard_normal(n) * 10).astype(dtype)
         _bitwise(core.tensor(x).sum(), torch.tensor(x).sum())
 
 
@@ -42,10 +42,10 @@ SHAPES = [(3, 5), (7, 33), (33, 7), (16, 16), (17, 100), (100, 17), (65, 129), (
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_dims_keepdim_and_layouts(torch, shape, dtype):
     rng = np.random.default_rng(len(shape) * 1000 + shape[-1])
-    x = _data(rng, shape, dtype)
+    x = _data(rng, shape, dtype) if dtype != "float16" else (rng.standard_normal(shape) * 10).astype(dtype)
     dimsets = [None, 0, -1, (0, 1)] + ([1, (0, 2), (1, 2), (0, -1), (2, 0, 1)] if len(shape) > 2 else [])
     for name, view in [("contiguous", lambda m: m), ("transposed", lambda m: m.transpose(0, -1)),
                        ("step", lambda m: m[..., ::2]), ("permuted", lambda m: m.permute(*range(m.dim())[::-1])[::2])]:
@@ -66,7 +66,9 @@ def test_random_shapes_strides_and_dims(torch, seed):
         shape = [int(v) for v in rng.integers(1, 40, nd)]
         if rng.random() < 0.3:
             shape[-1] = int(rng.integers(1, 3000))
-        x = _data(rng, shape, ["float32", "float64"][int(rng.integers(2))])
+        dtype = ["float32", "float64", "float16"][int(rng.integers(3))]
+        x = _data(rng, shape, dtype) if dtype != "float16" else \
+            (rng.standard_normal(shape) * 10.0 ** rng.uniform(-2, 2, shape)).astype(dtype)
         perm = [int(p) for p in rng.permutation(nd)]
         c, t = core.tensor(x).permute(*perm), torch.tensor(x).permute(*perm)
         if rng.random() < 0.3:
@@ -85,14 +87,16 @@ def test_random_shapes_strides_and_dims(torch, seed):
                                      ("float64", "float32"), ("int64", "float32"), ("int32", "float64")])
 def test_sum_with_dtype_casts_first(torch, src, dst):
     rng = np.random.default_rng(7)
+    views = [lambda m: m, lambda m: m[..., ::2], lambda m: m.transpose(0, -1)[::2]]
     for shape in [(1000,), (37, 129), (129, 37), (4, 5, 300)]:
         x = (_data(rng, shape, "float64") if "float" in src else rng.integers(-1000, 1000, shape)).astype(src)
-        for dims in [None, 0, -1]:
-            c = core.tensor(x).sum(dims, dtype=getattr(core, dst)) if dims is not None else \
-                core.tensor(x).sum(dtype=getattr(core, dst))
-            t = torch.tensor(x).sum(dims, dtype=getattr(torch, dst)) if dims is not None else \
-                torch.tensor(x).sum(dtype=getattr(torch, dst))
-            _bitwise(c, t)
+        for view in views:                # the cast keeps a strided input's dim order, as NumPy's order="K"
+            c, t = view(core.tensor(x)), view(torch.tensor(x))
+            for dims in [None, 0, -1]:
+                if dims is None:
+                    _bitwise(c.sum(dtype=getattr(core, dst)), t.sum(dtype=getattr(torch, dst)))
+                else:
+                    _bitwise(c.sum(dims, dtype=getattr(core, dst)), t.sum(dims, dtype=getattr(torch, dst)))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])

@@ -11,11 +11,16 @@ then adds the scalar tail and the vector's lanes one by one; an outer reduction 
 runs the cascade column-wise over groups of 4 vectors of columns, then single vectors and single
 columns with the same 4-way row interleave; strided cases use 4 scalar accumulators the same way.
 
+Half (float16) adds in float: a 16-half vector loads as 8 float lanes, lane i = h[i] + h[8 + i]; the
+output (half) takes `out += partial` rounded each call; and when the first two iterator dims are both
+reduced, ATen (should_use_acc_buffer) sums self.to(float) in float32 and rounds once.
+
 Every chain of additions there is a left fold, which `np.add.reduce` over a non-innermost axis is
 (NumPy's pairwise summation only applies along the innermost axis), so each step below is one NumPy
-reduction over a reshaped view. `plan` returns None where this module does not reproduce torch
-(zero or negative strides, a CPU other than x86-64, dtypes other than float32/float64): callers keep
-their own path there.
+reduction over a reshaped view. `torch_sum` returns None where this module does not reproduce torch
+(zero or negative strides, a CPU other than x86-64, other dtypes): callers keep their own path there.
+Torch with several threads splits a large full sum between them (a different order): the single-threaded
+order is the one reproduced.
 """
 from __future__ import annotations
 
@@ -115,13 +120,19 @@ def _ilp_rows(a):
     return _red(np.concatenate((p[..., :1, :], a[..., 4 * q:, :], p[..., 1:, :]), -2))
 
 
-def _inner_vec(rows, vec):
+def _inner_vec(rows, vec, half=False):
     """vectorized_inner_sum over contiguous rows (..., n) with n >= vec: vectors of `vec` elements through
-    row_sum, then 0 + the scalar tail + the lanes, one at a time."""
+    row_sum, then 0 + the scalar tail + the lanes, one at a time. A half vector (16 elements) loads as 8
+    float lanes, each the sum of two neighbours (load_reduce_vec)."""
     n = rows.shape[-1]
     nv = n // vec
-    acc = _ilp_rows(rows[..., :nv * vec].reshape(rows.shape[:-1] + (nv, vec)))
-    chain = np.concatenate((rows[..., nv * vec:], acc), -1) if nv * vec < n else acc
+    vecs = rows[..., :nv * vec].reshape(rows.shape[:-1] + (nv, vec))
+    if half:
+        vecs = vecs.astype(np.float32)
+        vecs = vecs[..., :vec // 2] + vecs[..., vec // 2:]
+    acc = _ilp_rows(vecs)
+    tail = rows[..., nv * vec:]
+    chain = np.concatenate((tail.astype(acc.dtype, copy=False), acc), -1) if nv * vec < n else acc
     return np.add.accumulate(chain, -1)[..., -1]
 
 
@@ -157,17 +168,21 @@ def _layout(shape, strides, reduced):
 
 def _kernel(view, lay, vec):
     """One cascade_sum kernel call for every outer position at once. view's axes are lay's reversed
-    (outermost first); returns the partial sums per (outer..., dim 1), or (outer...,) for a 1-d layout."""
+    (outermost first); returns the partial sums per (outer..., dim 1), or (outer...,) for a 1-d layout.
+    vec: elements per Vectorized<scalar_t>; half inputs add in float (8 lanes), loaded as float."""
     isz = view.itemsize
+    half = view.dtype == np.float16
+    lanes = vec // 2 if half else vec
     size0, s0, _ = lay[0]
-    inner = s0 == isz and size0 >= vec
+    if s0 == isz and size0 >= vec:
+        return _inner_vec(view, vec, half)
+    if half:
+        view = view.astype(np.float32)
     if len(lay) == 1:
-        return _inner_vec(view, vec) if inner else _ilp_rows(view[..., None])[..., 0]
+        return _ilp_rows(view[..., None])[..., 0]
     size1, s1, red1 = lay[1]
-    if inner:
-        return _inner_vec(view, vec)
     if not red1 and s1 == isz and size1 >= vec:
-        return _outer_vec(np.swapaxes(view, -1, -2), vec)
+        return _outer_vec(np.swapaxes(view, -1, -2), lanes)
     if red1 or s0 < s1:
         return _ilp_rows(view[..., None])[..., 0]
     return _outer_vec(np.swapaxes(view, -1, -2), 1)
@@ -210,31 +225,34 @@ def flat_sum(x):
 
 
 def torch_sum(d, reduced):
-    """The sum of ndarray d (float32 or float64, already in the result dtype) over the dims in `reduced`,
-    added in torch's order; returns the kept dims' values as a C-ordered array of the kept sizes (the
-    caller reshapes), or None where torch's order is not modelled (see the module docstring)."""
-    if _VEC_BYTES is None or d.size == 0 or (d.dtype != np.float32 and d.dtype != np.float64):
+    """The sum of ndarray d (float16, float32 or float64, already in the result dtype) over the dims in
+    `reduced`, added in torch's order; returns the kept dims' values as a C-ordered array of the kept
+    sizes (the caller reshapes), or None where torch's order is not modelled (module docstring)."""
+    dt = d.dtype
+    if _VEC_BYTES is None or d.size == 0 or (dt != np.float32 and dt != np.float64 and dt != np.float16):
         return None
     vec = _VEC_BYTES // d.itemsize
-    zero = d.dtype.type(0)
-    if d.ndim == 1 and d.strides[0] == d.itemsize and d.size >= vec:    # the common full sum, first
-        r = _flat(d, vec)
+    zero = dt.type(0)
+    if d.ndim == 1 and d.strides[0] == d.itemsize and d.size >= vec and dt != np.float16:
+        r = _flat(d, vec)                    # the common full sum, first
         return np.array(r if r else zero)
     lay = _layout(d.shape, d.strides, reduced)
     if lay is None:
         return None
     if not lay or not lay[0][2]:             # nothing left to reduce: out = 0 + x
         return np.add(d, zero)
-    if len(lay) == 1 and lay[0][1] == d.itemsize and lay[0][0] >= vec:
-        flat = np.lib.stride_tricks.as_strided(d, (lay[0][0],), (d.itemsize,), writeable=False)
-        return np.add(_flat(flat, vec), zero)
     view = np.lib.stride_tricks.as_strided(d, tuple(s for s, _, _ in reversed(lay)),
                                            tuple(st for _, st, _ in reversed(lay)), writeable=False)
-    part = _kernel(view, lay, vec)
     nred = sum(1 for _, _, r in lay[1:] if r)
+    if nred and dt == np.float16:
+        # should_use_acc_buffer: a half sum whose first two dims are both reduced runs as a float32 sum of
+        # self.to(float) (its dims in the input's stride order, as NumPy's order="K"), rounded to half once
+        part = torch_sum(d.astype(np.float32, order="K"), reduced)
+        return None if part is None else part.astype(dt)
+    part = _kernel(view, lay, vec)
     if nred:                                 # each kernel call adds its rows' sums into the same outputs
         part = _fold(part.reshape(part.shape[:part.ndim - nred] + (-1,)), part.ndim - nred)
-    return np.add(part, zero)
+    return np.add(part, np.float32(0) if part.dtype == np.float32 else zero).astype(dt, copy=False)
 
 
 class _Level:

@@ -63,9 +63,7 @@ def _np_expand_back(g, shape, dims, keepdim):
 def _ordered_sum(d, dims, keepdim, npdt):
     """torch's float sum of ndarray d in dtype npdt, added in torch's CPU order (_sum_order), shaped as the
     result; None where that order is not modelled. A dtype change casts first, as ATen's CPU sum does."""
-    if d.dtype != npdt:
-        if not (d.flags.c_contiguous or d.flags.f_contiguous):
-            return None      # where torch's cast of a strided tensor puts its elements is not modelled
+    if d.dtype != npdt:      # self.to(dtype) keeps the dims' stride order, as NumPy's order="K"
         d = d.astype(npdt, order="K")
     nd = d.ndim
     r = _sum_order.torch_sum(d, dims if dims is not None else _ALL_DIMS[nd] if nd < 9 else range(nd))
@@ -83,6 +81,7 @@ def _ordered_sum(d, dims, keepdim, npdt):
 _ALL_DIMS = [frozenset(range(n)) for n in range(9)]
 # the dtypes summed in torch's order (none on CPUs whose kernel widths _sum_order does not model)
 _ORDERED = (np.dtype(np.float32), np.dtype(np.float64)) if _sum_order.MODELLED else ()
+_HALF = (np.dtype(np.float16),) if _sum_order.MODELLED else ()
 
 
 class SumBackward1(Op):
@@ -91,7 +90,7 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
-        if npdt in _ORDERED:
+        if npdt in _ORDERED or npdt in _HALF:
             r = _ordered_sum(d, dims, keepdim, npdt)
             if r is not None:
                 return r
