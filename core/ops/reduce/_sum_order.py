@@ -233,8 +233,12 @@ def torch_sum(d, reduced):
         return None
     vec = _VEC_BYTES // d.itemsize
     zero = dt.type(0)
-    if d.ndim == 1 and d.strides[0] == d.itemsize and d.size >= vec and dt != np.float16:
-        r = _flat(d, vec)                    # the common full sum, first
+    if dt != np.float16 and d.flags.c_contiguous and (d.ndim == 1 or len(reduced) == d.ndim):
+        x = d.reshape(-1)                    # the common full sum, first
+        if x.size >= vec:
+            r = _flat(x, vec)
+        else:                                # row_sum's 4 scalar accumulators: x0 + x4.. + x1 + x2 + x3
+            r = np.add.accumulate(x if x.size < 4 else np.concatenate((x[:1], x[4:], x[1:4])))[-1]
         return np.array(r if r else zero)
     lay = _layout(d.shape, d.strides, reduced)
     if lay is None:
