@@ -217,13 +217,6 @@ def _flat(x, vec):
     return np.add.accumulate(p0)[-1]
 
 
-def flat_sum(x):
-    """torch's sum of a contiguous 1-d float32/float64 array of at least 4 vectors (16 elements), as a
-    0-d array: the full sum of a small tensor without the layout analysis."""
-    r = _flat(x, _VEC_BYTES // x.itemsize)
-    return np.array(r if r else x.dtype.type(0))    # torch's output starts at +0: 0 + (-0) is +0
-
-
 def torch_sum(d, reduced):
     """The sum of ndarray d (float16, float32 or float64, already in the result dtype) over the dims in
     `reduced`, added in torch's order; returns the kept dims' values as a C-ordered array of the kept

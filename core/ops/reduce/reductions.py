@@ -126,10 +126,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     if dim is None and dtype is None and not keepdim:
         d = input._data
-        if d.dtype in _ORDERED and d.flags.c_contiguous and d.size >= 16 and \
+        if d.dtype in _ORDERED and d.flags.c_contiguous and d.size and \
                 not (input._requires_grad and STATE.grad_enabled):
             # the common call with no graph to record: what Op.apply would run, minus its frames
-            return Tensor._make(_sum_order.flat_sum(d.reshape(-1)))
+            return Tensor._make(_sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim)))
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
