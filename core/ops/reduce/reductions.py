@@ -6,11 +6,13 @@ import numpy as np
 from ... import dtypes as _dt
 from ... import return_types
 from ...autograd.function import Op
+from ...autograd.grad_mode import STATE
 from ...tensor import Tensor, _wrap_dim
 from ..indexing import _scatter_into_zeros
 from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
+from . import _sum_order
 
 
 def _dims(dim, ndim):
@@ -58,12 +60,40 @@ def _np_expand_back(g, shape, dims, keepdim):
     return np.broadcast_to(g, shape)
 
 
+def _ordered_sum(d, dims, keepdim, npdt):
+    """torch's float sum of ndarray d in dtype npdt, added in torch's CPU order (_sum_order), shaped as the
+    result; None where that order is not modelled. A dtype change casts first, as ATen's CPU sum does."""
+    if d.dtype != npdt:      # self.to(dtype) keeps the dims' stride order, as NumPy's order="K"
+        d = d.astype(npdt, order="K")
+    nd = d.ndim
+    r = _sum_order.torch_sum(d, dims if dims is not None else _ALL_DIMS[nd] if nd < 9 else range(nd))
+    if r is None:
+        return None
+    if dims is None:
+        shape = (1,) * nd if keepdim else ()
+    elif keepdim:
+        shape = tuple(1 if i in dims else n for i, n in enumerate(d.shape))
+    else:
+        shape = tuple(n for i, n in enumerate(d.shape) if i not in dims)
+    return r.reshape(shape) if type(r) is np.ndarray else np.asarray(r).reshape(shape)
+
+
+_ALL_DIMS = [frozenset(range(n)) for n in range(9)]
+# the dtypes summed in torch's order (none on CPUs whose kernel widths _sum_order does not model)
+_ORDERED = (np.dtype(np.float32), np.dtype(np.float64)) if _sum_order.MODELLED else ()
+_HALF = (np.dtype(np.float16),) if _sum_order.MODELLED else ()
+
+
 class SumBackward1(Op):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dt):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
+        if npdt in _ORDERED or npdt in _HALF:
+            r = _ordered_sum(d, dims, keepdim, npdt)
+            if r is not None:
+                return r
         # dtype=None keeps a float input's dtype; NumPy would widen small ints, so name them.
         # np.add.reduce is what ndarray.sum runs, minus a Python wrapper
         r = np.add.reduce(d, _axis(dims, d.ndim), None if npdt == d.dtype and d.dtype.kind == "f" else npdt,
@@ -94,6 +124,12 @@ def _sum_dtype(t, dtype):
           cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
+    if dim is None and dtype is None and not keepdim:
+        d = input._data
+        if d.dtype in _ORDERED and d.flags.c_contiguous and d.size and \
+                not (input._requires_grad and STATE.grad_enabled):
+            # the common call with no graph to record: what Op.apply would run, minus its frames
+            return Tensor._make(_sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim)))
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
@@ -142,6 +178,13 @@ class MeanBackward1(Op):
         ctx.n = n
         if not n:
             return np.full(np.sum(a._data, axis=ax, keepdims=keepdim).shape, np.nan, dtype=dt.np)
+        npdt = np.dtype(dt.np)
+        if npdt in _ORDERED or npdt == np.float16:
+            # ATen's CPU mean is sum(dtype) / n, in float32 for a half result (then rounded to half)
+            sdt = npdt if npdt in _ORDERED else _ORDERED[0]
+            s = _ordered_sum(a._data, dims, keepdim, sdt)
+            if s is not None:
+                return np.divide(s, sdt.type(n), dtype=sdt).astype(npdt, copy=False)
         return np.asarray(quietly(_np_mean, a._data, ax, keepdim, dt.np))
 
     @staticmethod
