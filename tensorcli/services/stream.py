@@ -39,6 +39,7 @@ import sys
 import numpy as np
 
 import core
+from core.ops.reduce import _sum_order   # torch's dim-0 sum order for blocks of rows (core.sum's own model)
 
 from .. import io
 from ..errors import CliError
@@ -215,10 +216,9 @@ def _move_plan(x, op, dim, args):
 
 def _reduce0(x, op, progress, block_bytes, strict=False):
     """sum/mean/amax over dim 0, accumulating blocks of rows (the result stays in memory: it is at
-    most the input over its first dim). NumPy (so core) adds the rows of a C-order array one after
-    the other for each output element; carrying the accumulator in front of each block keeps that
-    order exactly. When each row is ONE element (a long vector) NumPy sums pairwise instead: there
-    we sum float64 (int64) partials and round once (the correctly rounded sum)."""
+    most the input over its first dim). Float sums follow core's (torch's) cascade order block by block
+    (_sum_order.Dim0Sum); a long vector (one element per row) is summed in float64 (int64) partials and
+    rounded once, and refused where `strict` asks for core's exact result."""
     fn = getattr(core, op)
     dt = fn(_t(x[:1]), 0)._data.dtype      # the result dtype, and core's errors (mean of ints...)
     n = x.shape[0]
@@ -233,9 +233,13 @@ def _reduce0(x, op, progress, block_bytes, strict=False):
     if strict and vector and dt.kind == "f" and op != "amax":
         raise NotStreamable(arg_of(op), "a float vector's blocked sum is not NumPy's pairwise sum")
     acc = None
+    ordered = None if op == "amax" or dt.kind != "f" or vector else _sum_order.Dim0Sum.create(
+        n, x.shape[1:], np.float32 if dt == np.float16 and op == "mean" else dt)   # core's (torch's) sum order
     for k, r0 in enumerate(range(0, n, rows)):
         b = x[r0:r0 + rows]
-        if op == "amax":
+        if ordered is not None:
+            ordered.feed(b.astype(ordered.dtype, copy=False))
+        elif op == "amax":
             v = fn(_t(b), 0)._data
             acc = v if acc is None else np.maximum(acc, v)           # NaN propagates, as amax
         elif vector or dt.kind != "f":
@@ -248,6 +252,11 @@ def _reduce0(x, op, progress, block_bytes, strict=False):
         npyfile.release(x, r0 * row, (r0 + b.shape[0]) * row)
         if progress:
             progress(k + 1, steps)
+    if ordered is not None:
+        acc = ordered.result()
+        if op == "mean":   # ATen's mean: the sum divided by the count, in the accumulation dtype
+            acc = np.divide(acc, ordered.dtype.type(n), dtype=ordered.dtype)
+        return acc.astype(dt)
     acc = np.asarray(acc).astype(dt, copy=False)
     if op == "mean":   # np.mean: the sum divided by the count in the result dtype
         acc = np.true_divide(acc, np.intp(n), out=np.array(acc, dtype=dt), casting="unsafe")
