@@ -292,6 +292,11 @@ RNN_ERRORS = {
     "gru_input_size": lambda lib, r: lib.nn.GRU(5, 3)(r.pack_sequence([lib.ones(2, 4)])),
     "rnn_hidden_size": lambda lib, r: lib.nn.RNN(4, 3)(r.pack_sequence([lib.ones(2, 4)]), lib.zeros(1, 2, 3)),
     "rnn_dtype": lambda lib, r: lib.nn.RNN(4, 3)(r.pack_sequence([lib.ones(2, 4, dtype=lib.float64)])),
+    "lstm_hidden_batch": lambda lib, r: lib.nn.LSTM(4, 3)(r.pack_sequence([lib.ones(3, 4), lib.ones(2, 4)]),
+                                                          (lib.zeros(1, 3, 3), lib.zeros(1, 3, 3))),
+    "gru_hidden_batch": lambda lib, r: lib.nn.GRU(4, 3)(r.pack_sequence([lib.ones(3, 4), lib.ones(2, 4)]),
+                                                        lib.zeros(1, 3, 3)),
+    "gru_input_dims": lambda lib, r: lib.nn.GRU(4, 3)(r.PackedSequence(lib.ones(2, 1, 4), lib.tensor([1, 1]))),
     "lstm_input_size": lambda lib, r: lib.nn.LSTM(5, 3)(r.pack_sequence([lib.ones(2, 4), lib.ones(1, 4)])),
 }
 
