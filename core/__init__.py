@@ -138,7 +138,7 @@ _TORCH_SUBMODULES = (
     "nn.modules.fold", "nn.modules.instancenorm", "nn.modules.lazy", "nn.modules.linear", "nn.modules.loss",
     "nn.modules.normalization", "nn.modules.pooling", "nn.modules.rnn", "nn.modules.sparse",
     "nn.modules.transformer", "nn.modules.utils", "nn.parameter", "nn.utils", "nn.utils.clip_grad",
-    "nn.utils.convert_parameters", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
+    "nn.utils.convert_parameters", "nn.utils.rnn", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
     "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer", "optim.radam", "optim.rmsprop",
     "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data", "utils.data.dataloader",
     "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special", "serialization")

@@ -1,8 +1,9 @@
 """Recurrent layers, ported from torch/nn/modules/rnn.py: RNN, LSTM, GRU (num_layers, bias,
-batch_first, dropout between layers, bidirectional, LSTM's proj_size) and RNNCell / LSTMCell /
-GRUCell. Parameters are named, shaped, ordered and initialised as torch's (weight_ih_l0,
-weight_hh_l0, bias_ih_l0, bias_hh_l0, ..._reverse; U(-1/sqrt(hidden), 1/sqrt(hidden))); the
-recurrence runs step by step with core ops (gate order i, f, g, o for LSTM and r, z, n for GRU)."""
+batch_first, dropout between layers, bidirectional, LSTM's proj_size; a PackedSequence input runs
+through rnn_packed.py) and RNNCell / LSTMCell / GRUCell. Parameters are named, shaped, ordered and
+initialised as torch's (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, ..._reverse;
+U(-1/sqrt(hidden), 1/sqrt(hidden))); the recurrence runs step by step with core ops (gate order
+i, f, g, o for LSTM and r, z, n for GRU)."""
 from __future__ import annotations
 
 import math
@@ -16,6 +17,8 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from .rnn_packed import forward_packed
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -105,13 +108,13 @@ class RNNBase(Module):
             s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
-    def _check_input(self, input):
+    def _check_input(self, input, expected_dim=3):
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
                              f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if input.dim() != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.size(-1)}")
@@ -170,6 +173,8 @@ class RNNBase(Module):
 
     def _forward_single(self, input, hx, name):
         """RNN and GRU: one hidden state tensor."""
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         if input.dim() not in (2, 3):
             tail = " tensor instead" if name == "RNN" else " instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail}")
@@ -257,6 +262,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         batched = input.dim() == 3

@@ -1,6 +1,7 @@
-"""core.nn.utils: torch.nn.utils' gradient clipping and parameter/vector conversion."""
+"""core.nn.utils: torch.nn.utils' gradient clipping, parameter/vector conversion and rnn (PackedSequence)."""
+from . import rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
-           "vector_to_parameters"]
+           "vector_to_parameters", "rnn"]
