@@ -128,20 +128,20 @@ __all__ = sorted(set(_FUNCTIONS) | {
 # torch's submodules that core also has (tests/test_programs.py checks each one against torch)
 _TORCH_SUBMODULES = (
     "accelerator", "autograd", "autograd.anomaly_mode", "autograd.function", "autograd.functional",
-    "autograd.gradcheck", "autograd.grad_mode", "autograd.graph",
-    "autograd.profiler", "backends", "backends.cpu", "backends.cuda", "backends.cudnn", "backends.mkldnn",
-    "backends.mps", "backends.openmp", "cuda", "distributions", "distributions.bernoulli",
-    "distributions.categorical", "distributions.constraints", "distributions.dirichlet", "distributions.distribution",
-    "distributions.exponential", "distributions.kl", "distributions.multivariate_normal", "distributions.normal",
-    "distributions.uniform", "distributions.utils", "functional", "nn", "nn.functional", "nn.init", "nn.modules",
-    "nn.modules.activation", "nn.modules.batchnorm", "nn.modules.conv", "nn.modules.dropout", "nn.modules.flatten",
-    "nn.modules.fold", "nn.modules.instancenorm", "nn.modules.lazy", "nn.modules.linear", "nn.modules.loss",
-    "nn.modules.normalization", "nn.modules.pooling", "nn.modules.rnn", "nn.modules.sparse",
-    "nn.modules.transformer", "nn.modules.utils", "nn.parameter", "nn.utils", "nn.utils.clip_grad",
-    "nn.utils.convert_parameters", "nn.utils.rnn", "optim", "optim.adadelta", "optim.adagrad", "optim.adam", "optim.adamax",
-    "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer", "optim.radam", "optim.rmsprop",
-    "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data", "utils.data.dataloader",
-    "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special", "serialization")
+    "autograd.gradcheck", "autograd.grad_mode", "autograd.graph", "autograd.profiler", "backends", "backends.cpu",
+    "backends.cuda", "backends.cudnn", "backends.mkldnn", "backends.mps", "backends.openmp", "cuda",
+    "distributions", "distributions.bernoulli", "distributions.categorical", "distributions.constraints",
+    "distributions.dirichlet", "distributions.distribution", "distributions.exponential", "distributions.kl",
+    "distributions.multivariate_normal", "distributions.normal", "distributions.uniform", "distributions.utils",
+    "functional", "nn", "nn.functional", "nn.init", "nn.modules", "nn.modules.activation", "nn.modules.batchnorm",
+    "nn.modules.conv", "nn.modules.dropout", "nn.modules.flatten", "nn.modules.fold", "nn.modules.instancenorm",
+    "nn.modules.lazy", "nn.modules.linear", "nn.modules.loss", "nn.modules.normalization", "nn.modules.pooling",
+    "nn.modules.rnn", "nn.modules.sparse", "nn.modules.transformer", "nn.modules.utils", "nn.parameter", "nn.utils",
+    "nn.utils.clip_grad", "nn.utils.convert_parameters", "nn.utils.rnn", "optim", "optim.adadelta", "optim.adagrad",
+    "optim.adam", "optim.adamax", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer",
+    "optim.radam", "optim.rmsprop", "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data",
+    "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
+    "serialization")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 

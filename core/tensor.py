@@ -228,7 +228,8 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_dt.cpp_name(value._data.dtype)}' to a tensor with "
-                    f"grad_dtype '{_dt.scalar_name(self._data.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    f"grad_dtype '{_dt.scalar_name(self._data.dtype)}'. The gradient must match the tensor's "
+                    "grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")

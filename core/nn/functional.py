@@ -23,8 +23,8 @@ from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices
 from ..ops.nn.softmax import log_softmax, softmax
 # activations, losses and small layers of issue #14
-from ..ops.nn.activation_more import (celu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, mish, relu6, selu, softmin,
-                                      softshrink, softsign, tanhshrink, threshold, threshold_)
+from ..ops.nn.activation_more import (celu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, mish, relu6,
+                                      selu, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
 from ..ops.nn.activation_more import torch_celu_ as celu_, torch_selu_ as selu_
 from ..ops.nn.activation_param import prelu, rrelu, rrelu_
 from ..ops.nn.bilinear import bilinear

@@ -1,4 +1,5 @@
-"""AlphaDropout, FeatureAlphaDropout, Dropout1d, Dropout3d (torch/nn/modules/dropout.py's; kept apart from Dropout/Dropout2d)."""
+"""AlphaDropout, FeatureAlphaDropout, Dropout1d, Dropout3d (torch/nn/modules/dropout.py's; kept apart from
+Dropout/Dropout2d)."""
 from __future__ import annotations
 
 from .. import functional as F
