@@ -86,6 +86,8 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(src_mask),
                                                "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        if self._uses_fast_path(src):
+            src_mask, src_key_padding_mask, is_causal = self._fast_path_masks(src, src_mask, src_key_padding_mask)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -94,6 +96,32 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
             x = self.norm2(x + self._ff_block(x))
         return x
+
+    def _uses_fast_path(self, src):
+        """Whether torch would run torch._transformer_encoder_layer_fwd (eval, batched, batch_first, ...)."""
+        attn = self.self_attn
+        if (src.dim() != 3 or self.training or not attn.batch_first or attn.in_proj_bias is None
+                or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps
+                or attn.num_heads % 2 == 1 or any(m._forward_hooks or m._forward_pre_hooks for m in self.modules())):
+            return False
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight,
+                self.linear1.bias, self.linear2.weight, self.linear2.bias)
+        return not (is_grad_enabled() and any(x is not None and x.requires_grad for x in args))
+
+    def _fast_path_masks(self, src, src_mask, key_padding_mask):
+        """torch's fast path merges the masks as MultiheadAttention.merge_masks does (a sum of the float masks)
+        and then masks every position where the merged value is non-zero: the same masks for the slow path."""
+        def masked(m):
+            return m.new_zeros(m.shape).masked_fill(m != 0, float("-inf"))
+        if src_mask is None:
+            return None, None if key_padding_mask is None else masked(key_padding_mask), False
+        n, length, _ = src.shape
+        merged = src_mask.view(n, -1, length, length) if src_mask.dim() == 3 else \
+            src_mask.view(1, 1, length, length).expand(n, self.self_attn.num_heads, -1, -1)
+        if key_padding_mask is not None:
+            merged = merged + key_padding_mask.view(n, 1, 1, length).expand(-1, self.self_attn.num_heads, -1, -1)
+        return masked(merged.reshape(-1, length, length)), None, False
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -150,9 +178,8 @@ class TransformerEncoder(Module):
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, self.layers[0].self_attn.batch_first))
         output = src
         for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal,
-                         src_key_padding_mask=None if valid is not None else src_key_padding_mask)
-        if valid is not None:   # torch ran a nested tensor and padded it back with zeros
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if valid is not None:   # torch ran a nested tensor (the padding as masked keys) and padded it with zeros
             output = output.masked_fill(valid.logical_not().unsqueeze(-1), 0.0)
         return self.norm(output) if self.norm is not None else output
 
@@ -172,7 +199,18 @@ class TransformerEncoder(Module):
                 first.linear1.bias, first.linear2.weight, first.linear2.bias)
         if is_grad_enabled() and any(x.requires_grad for x in args):
             return None
+        global _NESTED_WARNED
+        if not _NESTED_WARNED:   # torch's TORCH_WARN_ONCE from NestedTensorImpl.cpp
+            _NESTED_WARNED = True
+            warnings.warn(_NESTED_WARNING, UserWarning, stacklevel=3)
         return valid
+
+
+_NESTED_WARNED = False
+_NESTED_WARNING = ("The PyTorch API of nested tensors is in prototype stage and will change in the near future. We "
+                   "recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout receives "
+                   "active development, has better operator coverage, and works with torch.compile. (Triggered "
+                   "internally at /__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)")
 
 
 def _left_aligned(valid):
