@@ -16,7 +16,8 @@ SMALL = "d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_fee
 
 
 def _run(L, fn):
-    """fn(L) -> (result, error, warning messages) with every warning recorded."""
+    """fn(L) -> (result, error, warning messages) with every warning recorded; the generator seeded first."""
+    L.manual_seed(0)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         try:
@@ -243,6 +244,8 @@ ERRORS = [
     "L.nn.Transformer(8, 2, 1, 1, 16)(L.randn(5, 3, 6), L.randn(4, 3, 8))",
     "L.nn.Transformer(8, 2, 1, 1, 16)(L.randn(5, 3, 8), L.randn(4, 3, 6))",
     "L.nn.Transformer(8, 2, 1, 1, 16, activation='tanh')",
+    "L.nn.Transformer(8, 2, 1, 1, 16)(L.randn(8), L.randn(8))",
+    "L.nn.Transformer(8, 2, 1, 1, 16, batch_first=True)(L.randn(5, 8), L.randn(3, 8)).shape",
     "L.nn.TransformerDecoderLayer(8, 2, activation='swish')",
     "L.nn.Transformer(8, 3, 1, 1, 16)",
     "L.nn.TransformerDecoderLayer(8, 2, 16)(L.randn(4, 3, 8), L.randn(5, 3, 8), tgt_is_causal=True)",

@@ -82,6 +82,11 @@ class TransformerEncoderLayer(Module):
             self.activation_relu_or_gelu = 0
         self.activation = activation
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "activation"):
+            self.activation = F.relu
+
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(src_mask),
                                                "src_mask", src.dtype)
@@ -333,7 +338,8 @@ class Transformer(Module):
                 tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
                 memory_is_causal=False):
         is_batched = src.dim() == 3
-        if is_batched and src.size(0 if self.batch_first else 1) != tgt.size(0 if self.batch_first else 1):
+        batch_dim = 0 if self.batch_first else 1   # sizes read before is_batched, as torch (IndexError on 1-D)
+        if src.size(batch_dim) != tgt.size(batch_dim) and is_batched:
             raise RuntimeError("the batch number of src and tgt must be equal")
         if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
