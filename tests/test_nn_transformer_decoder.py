@@ -263,8 +263,9 @@ def test_errors_and_warnings(torch, src):
     _both(torch, lambda L: eval(src, {"L": L}))
 
 
-@pytest.mark.xfail(strict=True, reason="core's MultiheadAttention (need_weights=False) / F.scaled_dot_product_attention "
-                   "give NaN for a fully masked row where torch's SDPA kernels give 0 (core/ops/nn/attention.py)")
+@pytest.mark.xfail(strict=True, reason="core's MultiheadAttention (need_weights=False) / "
+                   "F.scaled_dot_product_attention give NaN for a fully masked row where torch's SDPA kernels "
+                   "give 0 (core/ops/nn/attention.py)")
 def test_fully_padded_memory_row_is_zero_attention_as_torch(torch):
     def run(L):
         L.manual_seed(10)
@@ -281,7 +282,8 @@ def test_nested_warning_once(torch):
     code = ("import sys, warnings; warnings.simplefilter('always'); L = __import__(sys.argv[1]); "
             "enc = L.nn.TransformerEncoder(L.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1).eval()\n"
             "with L.no_grad():\n"
-            "    for _ in range(2): enc(L.randn(2, 3, 8), src_key_padding_mask=L.tensor([[False] * 3, [False, True, True]]))")
+            "    for _ in range(2):\n"
+            "        enc(L.randn(2, 3, 8), src_key_padding_mask=L.tensor([[False] * 3, [False, True, True]]))")
     err = [subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True).stderr
            for name in ("torch", "core")]
     lines = [[ln for ln in e.splitlines() if NESTED_ONCE in ln] for e in err]

@@ -213,9 +213,9 @@ class TransformerEncoder(Module):
 
 _NESTED_WARNED = False
 _NESTED_WARNING = ("The PyTorch API of nested tensors is in prototype stage and will change in the near future. We "
-                   "recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout receives "
-                   "active development, has better operator coverage, and works with torch.compile. (Triggered "
-                   "internally at /__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)")
+                   "recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout "
+                   "receives active development, has better operator coverage, and works with torch.compile. "
+                   "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)")
 
 
 def _left_aligned(valid):
