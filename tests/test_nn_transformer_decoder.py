@@ -229,6 +229,14 @@ def test_encoder_eval_padding_as_torch_nested_fast_path(torch, left_aligned, gra
     _both(torch, run)
 
 
+def test_encoder_eval_all_padding_is_torch_error(torch):
+    def run(L):
+        enc = L.nn.TransformerEncoder(L.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1).eval()
+        with L.no_grad():
+            return enc(L.randn(2, 3, 8), src_key_padding_mask=L.ones(2, 3, dtype=L.bool))
+    assert isinstance(_both(torch, run), RuntimeError)
+
+
 def test_generate_square_subsequent_mask(torch):
     def run(L):
         g = L.nn.Transformer.generate_square_subsequent_mask

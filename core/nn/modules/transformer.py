@@ -20,6 +20,9 @@ from .dropout import Dropout
 from .linear import Linear
 from .normalization import LayerNorm
 
+__all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer"]
+
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """The (sz, sz) causal mask: -inf above the diagonal, 0.0 elsewhere (float32 unless dtype)."""
@@ -185,6 +188,8 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
         if valid is not None:   # torch ran a nested tensor (the padding as masked keys) and padded it with zeros
+            if not bool(valid.any()):
+                raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
             output = output.masked_fill(valid.logical_not().unsqueeze(-1), 0.0)
         return self.norm(output) if self.norm is not None else output
 
