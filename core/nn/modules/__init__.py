@@ -22,7 +22,8 @@ from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
 # issue #14: activation, loss and small layers
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Mish, PReLU, ReLU6, RReLU, Softmin,
                          Softshrink, Softsign, Tanhshrink, Threshold)
@@ -57,7 +58,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "LogSigmoid", "Conv1d", "ConvTranspose2d", "Dropout2d", "InstanceNorm2d", "LazyLinear", "LazyModuleMixin",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "EmbeddingBag", "MultiheadAttention",
-           "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerEncoderLayer", "TransformerEncoder", "Transformer", "TransformerDecoderLayer",
+           "TransformerDecoder",
            # issue #14
            "Hardswish", "Hardsigmoid", "ReLU6", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Mish", "Softsign",
            "Tanhshrink", "Threshold", "Softshrink", "Hardshrink", "Softmin", "SoftMarginLoss", "MarginRankingLoss",
