@@ -131,6 +131,10 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
         if is_acc:
             if leaves_wanted is True or (leaves_wanted and (node, 0) in leaves_wanted):
                 node._accumulate(gs[0], create_graph)
+                post = node.variable.__dict__.get("_post_accumulate_grad_hooks")
+                if post and gs[0] is not None:     # Tensor.register_post_accumulate_grad_hook
+                    for hook in list(post.values()):
+                        hook(node.variable)
             continue
         if needed is not None and node not in needed:
             continue
