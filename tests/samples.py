@@ -45,4 +45,13 @@ SAMPLES = {
     "swapaxes": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0, 2), {}), ((_m(torch, 2, 3), 1, -2), {}),
                                ((_m(torch, 2, 3), 0, 3), {})],
     "swapdims": lambda torch: [((_m(torch, 2, 3, 4, grad=True), -1, 0), {}), ((_m(torch, 5), 0, 0), {})],
+    "select_copy": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 1, 2), {}), ((_m(torch, 2, 3), -1, -1), {}),
+                                  ((_m(torch, 2, 3), 1, 5), {})],
+    "slice_copy": lambda torch: [((_m(torch, 2, 3, 4, grad=True),), {}),
+                                 ((_m(torch, 2, 3, 4, grad=True), 1, 0, 3, 2), {}),
+                                 ((_m(torch, 2, 5, grad=True),), {"dim": 1, "start": -3})],
+    "detach_copy": lambda torch: [((_m(torch, 2, 3),), {}), ((torch.tensor([1, 2]),), {})],
+    "split_copy": lambda torch: [((_m(torch, 2, 5, grad=True), 2, 1), {}), ((_m(torch, 4, 3, grad=True), 3), {})],
+    "unsafe_split_with_sizes": lambda torch: [((_m(torch, 2, 5, grad=True), [2, 3], 1), {}),
+                                              ((_m(torch, 4, 3), [1, 3]), {}), ((_m(torch, 4, 3), [1, 2]), {})],
 }

@@ -13,7 +13,7 @@ FAMILIES = {
             ('dot', 'linalg', 'Dot product of two 1-D tensors of the same size and dtype.', ('dot',), None, None, True, {'cli_example': "tensorcli dot '[1.0,2.0,3.0]' --other '[4.0,5.0,6.0]' --explain"}, False),
             ('inner', 'linalg', 'Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot.', ('inner',), None, None, True, {'cli_example': "tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain"}, False),
             ('outer', 'linalg', 'Outer product of two 1-D tensors: out[i][j] = input[i] * vec2[j].', ('outer', 'ger'), None, None, True, {'cli_example': "tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain"}, False),
-            ('addmm', 'linalg', "beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape.", ('addmm',), None, None, True, {'cli_example': "tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]' --alpha 2 --explain"}, False),
+            ('addmm', 'linalg', "beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape.", ('addmm',), 'addmm_', None, True, {'cli_example': "tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]' --alpha 2 --explain"}, False),
             ('addmv', 'linalg', 'beta * input + alpha * (mat @ vec).', ('addmv',), 'addmv_', None, True, {'cli_example': "tensorcli addmv '[10.0,20.0]' --mat '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --alpha 2 --explain"}, False),
             ('addr', 'linalg', 'beta * input + alpha * outer(vec1, vec2) (logical and/or for bool).', ('addr',), 'addr_', None, True, {'cli_example': "tensorcli addr '[[1.0,1.0],[1.0,1.0]]' --vec1 '[1.0,2.0]' --vec2 '[3.0,4.0]' --explain"}, False),
             ('addbmm', 'linalg', 'beta * input + alpha * sum_i(batch1[i] @ batch2[i]).', ('addbmm',), 'addbmm_', None, True, {'cli_example': "tensorcli addbmm '[[1.0,1.0],[1.0,1.0]]' --batch1 '[[[1.0,2.0],[3.0,4.0]]]' --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain"}, False),
@@ -82,10 +82,10 @@ FAMILIES = {
                       'matrix_power', 'pinverse', 'lu', 'lu_unpack', 'lu_solve', 'matrix_exp', 'vander',
                       'geqrf', 'orgqr', 'ormqr', 'cdist'],
         "methods": ['matmul', '__matmul__', '__rmatmul__', 'mm', 'bmm', 'mv', 'dot', 'inner', 'outer', 'ger',
-                    'addmm', 'addmv', 'addmv_', 'addr', 'addr_', 'addbmm', 'addbmm_', 'baddbmm', 'baddbmm_',
-                    'vdot', 'trace', 'kron', 'triangular_solve', 'cholesky_solve', 'cholesky_inverse',
-                    'cholesky', 'qr', 'svd', 'det', 'slogdet', 'logdet', 'inverse', 'matrix_power',
-                    'pinverse', 'lu', 'lu_solve', 'matrix_exp', 'geqrf', 'orgqr', 'ormqr'],
+                    'addmm', 'addmm_', 'addmv', 'addmv_', 'addr', 'addr_', 'addbmm', 'addbmm_', 'baddbmm',
+                    'baddbmm_', 'vdot', 'trace', 'kron', 'triangular_solve', 'cholesky_solve',
+                    'cholesky_inverse', 'cholesky', 'qr', 'svd', 'det', 'slogdet', 'logdet', 'inverse',
+                    'matrix_power', 'pinverse', 'lu', 'lu_solve', 'matrix_exp', 'geqrf', 'orgqr', 'ormqr'],
     },
     'core.ops.sorting': {
         "ops": [
