@@ -236,6 +236,8 @@ FAMILIES = {
             ('fractional_max_pool3d', 'nn', 'fractional_max_pool2d over [N, C, T, H, W] (FractionalMaxPool3DBackward0); indices are flat t*H*W + h*W + w.', (), None, None, True, {'cli_params': {'kernel_size': 'ints', 'output_size': 'ints', 'output_ratio': 'number', '_random_samples': 'skip'}, 'cli_example': "tensorcli fractional-max-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --kernel-size 1,1,1 --output-size 1,1,1"}, False),
             ('grid_sample', 'nn', 'Sample input [N, C, H, W] (or [N, C, D, H, W]) at the normalised locations of grid [N, Ho, Wo, 2]', (), None, None, False, {'cli_reason': "its `grid` argument collides with the CLI's own --grid option: call F.grid_sample in an expression"}, False),
             ('affine_grid', 'nn', 'The [N, H, W, 2] (or [N, D, H, W, 3]) grid of normalised input coordinates that grid_sample reads for the', (), None, None, True, {'cli_params': {'size': 'ints', 'align_corners': 'flag'}, 'cli_example': "tensorcli affine-grid '[[[1.0,0.2,0.1],[0.3,0.9,-0.2]]]' --size 1,1,2,3 --align-corners"}, False),
+            ('convolution', 'nn', 'torch.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups): the', (), None, None, False, {'cli_reason': 'nine positional arguments (strides, paddings, transposed flag...): use tensorcli conv1d / conv2d / conv-transpose2d, or call torch.convolution in an expression'}, False),
+            ('conv_tbc', 'nn', '1-D convolution over time of (time, batch, channels) input with a (kernel, in, out) weight and a bias,', (), None, None, True, {'cli_params': {'pad': 'int'}, 'cli_example': "tensorcli conv-tbc '[[[1.0,2]],[[3,4]],[[5,6]]]' --weight '[[[1.0],[0]],[[0],[1]]]' --bias '[0.5]' --pad 0"}, False),
         ],
         "functions": ['softmax', 'log_softmax', 'dropout', 'dropout_', 'conv2d', 'conv1d', 'conv_transpose1d',
                       'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', 'max_pool1d',
@@ -249,7 +251,7 @@ FAMILIES = {
                       'native_channel_shuffle', 'pdist', 'bilinear', 'rms_norm', 'alpha_dropout',
                       'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout',
                       'feature_dropout_', 'conv3d', 'grid_sampler_2d', 'grid_sampler_3d', 'grid_sampler',
-                      'affine_grid_generator'],
+                      'affine_grid_generator', 'convolution', 'conv_tbc'],
         "methods": ['softmax', 'log_softmax', 'hardshrink', 'prelu'],
     },
     'core.ops.creation_more': {
