@@ -85,7 +85,7 @@ from test_nn_losses_more import CLI_REFERENCE as _LOSSES  # noqa: E402
 REFERENCE.update({**_ACT, **_LOSSES, **_LAYERS})
 
 # torch.<name> twins not provided yet (core lacks the name; F has the function)
-NO_TORCH_TWIN = {"embedding_bag": "torch.embedding_bag's 4-tuple (offset2bag, bag_size, max_indices) is not reproduced"}
+NO_TORCH_TWIN: dict[str, str] = {}   # nn ops whose torch.X twin core does not reproduce (none now)
 
 
 def _IMG35(T):
