@@ -238,6 +238,7 @@ FAMILIES = {
             ('affine_grid', 'nn', 'The [N, H, W, 2] (or [N, D, H, W, 3]) grid of normalised input coordinates that grid_sample reads for the', (), None, None, True, {'cli_params': {'size': 'ints', 'align_corners': 'flag'}, 'cli_example': "tensorcli affine-grid '[[[1.0,0.2,0.1],[0.3,0.9,-0.2]]]' --size 1,1,2,3 --align-corners"}, False),
             ('convolution', 'nn', 'torch.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups): the', (), None, None, False, {'cli_reason': 'nine positional arguments (strides, paddings, transposed flag...): use tensorcli conv1d / conv2d / conv-transpose2d, or call torch.convolution in an expression'}, False),
             ('conv_tbc', 'nn', '1-D convolution over time of (time, batch, channels) input with a (kernel, in, out) weight and a bias,', (), None, None, True, {'cli_params': {'pad': 'int'}, 'cli_example': "tensorcli conv-tbc '[[[1.0,2]],[[3,4]],[[5,6]]]' --weight '[[[1.0],[0]],[[0],[1]]]' --bias '[0.5]' --pad 0"}, False),
+            ('ctc_loss', 'nn', 'CTC loss of (T, N, C) or (T, C) log-probabilities against padded (N, S) or concatenated targets:', (), None, None, False, {'cli_reason': 'four tensors with length bookkeeping (targets padded or concatenated): call F.ctc_loss in an expression'}, False),
         ],
         "functions": ['softmax', 'log_softmax', 'dropout', 'dropout_', 'conv2d', 'conv1d', 'conv_transpose1d',
                       'conv_transpose2d', 'conv_transpose3d', 'max_pool2d', 'max_pool1d',
@@ -251,7 +252,7 @@ FAMILIES = {
                       'channel_shuffle', 'native_channel_shuffle', 'pdist', 'bilinear', 'rms_norm',
                       'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_',
                       'feature_dropout', 'feature_dropout_', 'conv3d', 'grid_sampler_2d', 'grid_sampler_3d',
-                      'grid_sampler', 'affine_grid_generator', 'convolution', 'conv_tbc'],
+                      'grid_sampler', 'affine_grid_generator', 'convolution', 'conv_tbc', 'ctc_loss'],
         "methods": ['softmax', 'log_softmax', 'hardshrink', 'prelu'],
     },
     'core.ops.creation_more': {

@@ -33,6 +33,7 @@ from .dropout_more import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropou
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                    MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
+from .loss import CTCLoss
 from .normalization_more import LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 # pooling, convolution and resampling layers (issue #14)
@@ -62,4 +63,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d",
            "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
-           "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+           "UpsamplingBilinear2d", "UpsamplingNearest2d", "CTCLoss"]
