@@ -12,7 +12,14 @@ from .conv3d import conv3d
 from .conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .padding import pad as _pad
 
-_MISSING = object()
+class _Required:
+    """Default of the arguments torch requires (a stable repr: signatures are compared across imports)."""
+
+    def __repr__(self):
+        return "<required>"
+
+
+_MISSING = _Required()
 _NAMES = ("bias", "stride", "padding", "dilation", "transposed", "output_padding", "groups")
 
 
