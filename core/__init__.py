@@ -57,12 +57,6 @@ def is_floating_point(input):
     return input.is_floating_point()
 
 
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return _builtins.bool(input.item())
-
-
 def numel(input):
     return input.numel()
 

@@ -13,7 +13,7 @@ def _m(torch, *shape, dtype=None, grad=False):
 # the torch function a registry name stands for, where the names differ
 TORCH_NAMES = {"im2col": "unfold"}
 # random results: compared by shape and dtype only
-UNDEFINED_VALUES = {"poisson", "gumbel_softmax"}
+UNDEFINED_VALUES = {"poisson", "gumbel_softmax", "binomial"}
 
 SAMPLES = {
     "dropout1d": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0.5, False), {}), ((_m(torch, 3, 4), 0.0), {})],
@@ -45,4 +45,36 @@ SAMPLES = {
     "swapaxes": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0, 2), {}), ((_m(torch, 2, 3), 1, -2), {}),
                                ((_m(torch, 2, 3), 0, 3), {})],
     "swapdims": lambda torch: [((_m(torch, 2, 3, 4, grad=True), -1, 0), {}), ((_m(torch, 5), 0, 0), {})],
+    "select_copy": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 1, 2), {}), ((_m(torch, 2, 3), -1, -1), {}),
+                                  ((_m(torch, 2, 3), 1, 5), {})],
+    "slice_copy": lambda torch: [((_m(torch, 2, 3, 4, grad=True),), {}),
+                                 ((_m(torch, 2, 3, 4, grad=True), 1, 0, 3, 2), {}),
+                                 ((_m(torch, 2, 5, grad=True),), {"dim": 1, "start": -3})],
+    "detach_copy": lambda torch: [((_m(torch, 2, 3),), {}), ((torch.tensor([1, 2]),), {})],
+    "split_copy": lambda torch: [((_m(torch, 2, 5, grad=True), 2, 1), {}), ((_m(torch, 4, 3, grad=True), 3), {})],
+    "unsafe_split_with_sizes": lambda torch: [((_m(torch, 2, 5, grad=True), [2, 3], 1), {}),
+                                              ((_m(torch, 4, 3), [1, 3]), {}), ((_m(torch, 4, 3), [1, 2]), {})],
+    "chain_matmul": lambda torch: [((_m(torch, 2, 3, grad=True), _m(torch, 3, 4, grad=True), _m(torch, 4, 2)), {}),
+                                   ((_m(torch, 3, 3, grad=True),), {}), ((_m(torch, 2, 3), _m(torch, 4, 2)), {})],
+    "frobenius_norm": lambda torch: [((_m(torch, 3, 4, grad=True), (0, 1)), {}),
+                                     ((_m(torch, 2, 3, 4, grad=True), (2,), True), {}),
+                                     ((_m(torch, 2, 3), (0, 1, 1)), {})],
+    "nuclear_norm": lambda torch: [((_m(torch, 3, 4, grad=True),), {}), ((_m(torch, 2, 3, 3), (1, 2), True), {}),
+                                   ((_m(torch, 4),), {})],
+    "norm_except_dim": lambda torch: [((_m(torch, 3, 4, grad=True),), {}), ((_m(torch, 2, 3, 4, grad=True), 2, 1), {}),
+                                      ((_m(torch, 2, 3, 4, grad=True), 3, -1), {}),
+                                      ((_m(torch, 2, 3, 4, grad=True), 1, 2), {})],
+    "binomial": lambda torch: [((torch.full((3, 4), 20.0), torch.full((3, 4), 0.3)), {}),
+                               ((torch.tensor([5.0, 100.0], dtype=torch.float64),
+                                 torch.tensor([0.9, 0.5], dtype=torch.float64)), {})],
+    "convolution": lambda torch: [((_m(torch, 2, 2, 5, grad=True), _m(torch, 3, 2, 2, grad=True), None, [1], [0], [1],
+                                    False, [0], 1), {}),
+                                   ((_m(torch, 1, 2, 4, 4, grad=True), _m(torch, 2, 2, 3, 3, grad=True),
+                                     _m(torch, 2, grad=True), [2, 1], [1, 1], [1, 1], False, [0, 0], 1), {}),
+                                   ((_m(torch, 1, 2, 4, grad=True), _m(torch, 2, 3, 2, grad=True), None, [2], [0],
+                                     [1], True, [1], 1), {})],
+    "conv_tbc": lambda torch: [((_m(torch, 6, 2, 3, grad=True), _m(torch, 3, 3, 4, grad=True), _m(torch, 4, grad=True),
+                                 1), {}),
+                               ((_m(torch, 5, 1, 2, grad=True), _m(torch, 2, 2, 3, grad=True), _m(torch, 3)), {}),
+                               ((_m(torch, 5, 1, 2), _m(torch, 2, 3, 3), _m(torch, 3)), {})],
 }

@@ -85,7 +85,7 @@ from test_nn_losses_more import CLI_REFERENCE as _LOSSES  # noqa: E402
 REFERENCE.update({**_ACT, **_LOSSES, **_LAYERS})
 
 # torch.<name> twins not provided yet (core lacks the name; F has the function)
-NO_TORCH_TWIN = {"embedding_bag": "torch.embedding_bag's 4-tuple (offset2bag, bag_size, max_indices) is not reproduced"}
+NO_TORCH_TWIN: dict[str, str] = {}   # nn ops whose torch.X twin core does not reproduce (none now)
 
 
 def _IMG35(T):
@@ -111,6 +111,8 @@ from test_nn_interpolate import COMMANDS as _INTERP  # noqa: E402
 from test_nn_pool_more import COMMANDS as _POOL  # noqa: E402
 
 REFERENCE.update({**_POOL, **_CONV, **_INTERP})
+REFERENCE["conv_tbc"] = lambda T: T.conv_tbc(_t(T, [[[1.0, 2]], [[3, 4]], [[5, 6]]]), _t(T, [[[1.0], [0]], [[0], [1]]]),
+                                             _t(T, [0.5]), 0)
 
 
 
@@ -176,7 +178,7 @@ def test_core_namespace_follows_torch(torch, name):
     assert hasattr(core, name) == expected
 
 
-TORCH_LEVEL_ONLY = {"native_layer_norm", "native_batch_norm", "native_group_norm"}   # torch.X, not in F
+TORCH_LEVEL_ONLY = {"native_layer_norm", "native_batch_norm", "native_group_norm", "convolution"}   # torch.X, not in F
 
 
 def test_functional_reexports_registered_kernels():

@@ -172,6 +172,8 @@ def _execute(ready, buffers, deps, capture, captured, needed, leaves_wanted, ret
         if is_acc:
             if leaves_wanted is True or (leaves_wanted and (node, 0) in leaves_wanted):
                 node._accumulate(gs[0], create_graph)
+                if node.variable.__dict__ and gs[0] is not None:
+                    _post_accumulate(node.variable)
             continue
         if needed is not None and node not in needed:
             continue
@@ -200,6 +202,8 @@ def _execute_plain(ready, buffers, deps, retain_graph):
                 if node._tensor_hooks or node._pre_hooks or node._retain_hooks or node.variable._hooks:
                     gs = _call_pre_hooks(node, _node._as_tensors(gs))
             node._accumulate(gs[0], False)
+            if node.variable.__dict__ and gs[0] is not None:
+                _post_accumulate(node.variable)
             continue
         if node._hooked and (node._tensor_hooks or node._pre_hooks or node._retain_hooks):
             gs = _call_pre_hooks(node, _node._as_tensors(gs))
@@ -248,6 +252,14 @@ def _propagate(node, out_grads, buffers, deps, ready):
         deps[fn] = d
         if d == 0:
             heapq.heappush(ready, (-fn._seq, id(fn), fn))
+
+
+def _post_accumulate(leaf):
+    """Tensor.register_post_accumulate_grad_hook: each hook(leaf) once .grad holds the new gradient."""
+    post = leaf.__dict__.get("_post_accumulate_grad_hooks")
+    if post:
+        for hook in list(post.values()):
+            hook(leaf)
 
 
 def _check_nan(node, out_grads):

@@ -49,6 +49,8 @@ from ..ops.nn.interpolate import interpolate, upsample, upsample_bilinear, upsam
 from ..ops.nn.pool_nd import (avg_pool1d, avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d,
                               max_pool1d_with_indices, max_pool3d, max_pool3d_with_indices)
 from ..ops.nn.unpool import max_unpool1d, max_unpool2d, max_unpool3d
+from ..ops.nn.ctc_loss import ctc_loss
+from ..ops.nn.convolution import conv_tbc
 __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "softmax", "log_softmax",
            "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy", "dropout", "unfold",
            "fold", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "batch_norm", "layer_norm",
@@ -72,4 +74,4 @@ __all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "leaky_relu", "gelu", "
            "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "poisson_nll_loss", "pdist",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "bilinear", "rms_norm", "local_response_norm",
-           "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d", "selu_", "celu_"]
+           "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d", "selu_", "celu_", "ctc_loss", "conv_tbc"]

@@ -1,5 +1,5 @@
 """Tensor methods that convert or create from a tensor: `to` / `type` / `float()`..., the `new_*`
-factories, and the legacy `torch.Tensor(...)` constructor (float32 of the default dtype)."""
+factories, the legacy `x.new(...)` and `torch.Tensor(...)` constructors (float32 of the default dtype)."""
 from __future__ import annotations
 
 import numpy as np
@@ -125,3 +125,65 @@ def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fals
 @_methods.method("new_empty")
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     return empty(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
+
+
+_NEW_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+                   " * (tuple of ints size, *, torch.device device = None)\n"
+                   " * (object data, *, torch.device device = None)\n")
+
+
+def _is_size(args):
+    return all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args)
+
+
+@_methods.method("new")
+def new(self, *args, device=None, **kwargs):
+    """Tensor.new: the legacy constructor in self's dtype: new() is empty, new(2, 3) / new(Size) allocate
+    (uninitialised in torch), new(list) copies data, new(tensor of the same dtype) aliases it."""
+    if kwargs:
+        got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()])
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        + _NEW_SIGNATURES)
+    if device is not None:
+        check_device(device)
+    if not args:
+        return empty(0, dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not self.dtype:
+            raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
+        return other.detach() if not other._requires_grad else _alias(other)
+    if len(args) == 1 and isinstance(args[0], Size) or _is_size(args):
+        return empty(*args, dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tensor(args[0], dtype=self.dtype)
+    if len(args) == 1:
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    if isinstance(args[0], (int, np.integer)):
+        pos = next(i for i, a in enumerate(args) if not isinstance(a, (int, np.integer)) or isinstance(a, bool))
+        raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos + 1} with error "
+                        f"\"type must be tuple of ints,but got {type(args[pos]).__name__}\"")
+    got = ", ".join(_arg_type(a) for a in args)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    + _NEW_SIGNATURES)
+
+
+def _arg_type(v):
+    """An argument's type as torch's parser names it in errors (torch.dtype, Tensor, int...)."""
+    return {"dtype": "torch.dtype", "Tensor": "Tensor", "device": "torch.device"}.get(type(v).__name__,
+                                                                                     type(v).__name__)
+
+
+def _options(dt):
+    return (f"TensorOptions(dtype={_dt.CPP_NAMES[dt.name]}, device=cpu, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _alias(t):
+    """x.new(t): t itself as a new leaf-less alias sharing storage and version counter (torch's alias)."""
+    r = Tensor._make(t._data)
+    r._vc = t._vc
+    return r
+
+
+from . import queries  # noqa: E402,F401  torch's predicates and flags (families.ORDER does not list it yet)

@@ -1,14 +1,17 @@
 """torch-level factories that creation.py does not hold: scalar_tensor, empty_strided, empty_permuted,
 Tensor.new_empty_strided, the ATen windows (hann_window, hamming_window, bartlett_window, blackman_window,
-kaiser_window) and torch.fill (the out-of-place fill_, FillBackward0/1)."""
+kaiser_window), torch.fill (the out-of-place fill_, FillBackward0/1) and the deprecated end-inclusive
+torch.range."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
-from .._alloc import _parse_size
+from .._alloc import _check_alloc, _parse_size
+from ..device import check_factory_device
 from ..autograd.function import Op
 from ..creation import _factory, arange, empty, ones
 from ..tensor import Tensor
@@ -190,3 +193,35 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         den = registry.FUNCTIONS["i0"](Tensor._make(np.array(beta, dtype=w._data.dtype)))
         return num / den
     return _window("kaiser_window", window_length, periodic, dtype, requires_grad, body)
+
+
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).")
+
+
+@export(name="range")
+def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Deprecated torch.range: start, start + step, ... up to and including end, in the default dtype unless
+    given one (values start + i * step in double, as ATen's range kernel), with torch's warning."""
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    cast = float if dt.is_floating_point else (lambda v: float(int(v)))    # ATen's accscalar_t: int64 for ints
+    xstart, xend, xstep = (cast(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step))
+    if xstep == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart} -> {xend}")
+    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int((xend - xstart) / xstep + 1) if dt.is_floating_point else int((xend - xstart) // xstep + 1)
+    values = xstart + np.arange(n, dtype=np.float64) * xstep
+    check_factory_device(device)
+    _check_alloc((n,), dt)
+    r = Tensor._make(values.astype(dt.np))
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r.requires_grad_(requires_grad) if requires_grad else r

@@ -544,6 +544,23 @@ def poisson(input, generator=None):
     return res
 
 
+@register(category="random", cli_reason="draws from the generator: call torch.binomial after torch.manual_seed "
+                                         "in an expression")
+def binomial(count, prob, generator=None):
+    """torch.binomial(count, prob): one Binomial(count, prob) draw per element, as ATen's CPU kernel
+    (same generator stream: BTRS or geometric inversion per element, in memory order)."""
+    if not count.dtype.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_dt.scalar_name(count.dtype)}")
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(f"Found dtype {_dt.scalar_name(prob.dtype)} but expected {_dt.scalar_name(count.dtype)}")
+    gen = gen_or_default(generator)
+    shape = count._data.shape   # the output is a fresh contiguous tensor: the kernel runs in its C order
+    p = np.ascontiguousarray(np.broadcast_to(prob._data, shape))
+    out = K.binomial(gen, np.ascontiguousarray(count._data), p).reshape(shape)
+    return Tensor._make(out.astype(count._data.dtype))
+
+
 def bernoulli_mask(shape, p, dtype=None, generator=None):
     """The keep mask of F.dropout: `empty(shape, dtype).bernoulli_(p)` (p = 1 - dropout p), 0/1
     values in dtype, drawn from the generator exactly as torch's dropout draws them."""

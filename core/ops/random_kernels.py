@@ -290,3 +290,82 @@ def _poisson_one(gen, lam):
 
 def _uniform1(gen):
     return float(unit(gen, 1, _dt.float64)[0])
+
+
+# -- binomial ---------------------------------------------------------------------------------------
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(gen, count, prob, s):
+    geom_sum, num_geom, logprob = 0.0, 0.0, float(np.log1p(s(-prob)))    # log1pf for float
+    while True:
+        u = _uniform1(gen)
+        geom_sum += math.ceil(math.log(u) / logprob) if u > 0 else math.inf
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(gen, count, prob, s):
+    """Hormann's BTRS as ATen writes it (with its missing log): `s` rounds what ATen computes in scalar_t
+    (float for float32 tensors), the rest is double."""
+    stddev = float(np.sqrt(s(s(count * prob) * s(1 - prob))))
+    b = _fma(2.53, stddev, 1.15)
+    a = _fma(0.01, prob, _fma(0.0248, b, -0.0873))
+    c = _fma(float(s(count * prob)), 1.0, 0.5)
+    v_r = 0.92 - 4.2 / b
+    r = float(s(prob / s(1 - prob)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m_ = float(math.floor(s((count + 1) * prob)))
+    while True:
+        u = _uniform1(gen) - 0.5
+        v = _uniform1(gen)
+        us = 0.5 - abs(u)
+        k = float(math.floor(_fma(2 * a / us + b, u, c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        upper = ((m_ + 0.5) * math.log((m_ + 1) / (r * (count - m_ + 1)))
+                 + (count + 1) * math.log((count - m_ + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m_) + _stirling_tail(count - m_) - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= upper:
+            return k
+
+
+def _binomial_one(gen, count, prob, s):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        return _btrs(gen, count, prob, s) if s(count * prob) >= 10.0 else _binomial_inversion(gen, count, prob, s)
+    if prob > 0.5:
+        q = float(s(1.0 - prob))
+        if s(count * q) >= 10.0:
+            return count - _btrs(gen, count, q, s)
+        return count - _binomial_inversion(gen, count, q, s)
+    return math.nan
+
+
+def binomial(gen, count, prob):
+    """sample_binomial for each (count, prob) pair in memory order (cpu_serial_kernel): BTRS when the
+    mean of the smaller tail is >= 10, geometric inversion below; uniform doubles from the generator;
+    scalar_t arithmetic in float for float32/half tensors."""
+    s = float if count.dtype == np.float64 else np.float32
+    out = np.empty(count.size, np.float64)
+    for i, (n, p) in enumerate(zip(count.ravel().tolist(), prob.ravel().tolist())):
+        out[i] = _binomial_one(gen, n, p, s)
+    return out

@@ -34,6 +34,7 @@ from .dropout_more import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropou
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                    MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
+from .loss import CTCLoss
 from .normalization_more import LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 # pooling, convolution and resampling layers (issue #14)
@@ -75,4 +76,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Softmax2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d", "CircularPad1d", "CircularPad2d",
            "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
            "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
-           "ZeroPad3d"]
+           "ZeroPad3d", "CTCLoss"]

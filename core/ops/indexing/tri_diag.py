@@ -1,5 +1,5 @@
 """Triangles and diagonals: triu / tril (+ in-place), triu_indices / tril_indices, diagonal (a view),
-diag, diag_embed."""
+diag, diag_embed, Tensor.fill_diagonal_."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...dtypes import SCALAR_NAMES as _SCALAR_NAME
 from ...tensor import Tensor, _wrap_dim
-from ..registry import register
+from ..registry import method, register
 from ._common import _check_alloc, _out_arg
 from .rules import _diag_embed_rule, _diagonal_rule, _tril_rule, _triu_rule
 
@@ -205,3 +205,23 @@ def diag(input, diagonal=0, *, out=None):
 
 
 
+
+
+@method("fill_diagonal_")
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (all dims equal, or a tall 2-D matrix; `wrap` restarts it every width + 1 rows)
+    in place, through as_strided views as ATen does (so autograd records CopySlices)."""
+    nd = self.dim()
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if nd > 2 and any(s != height for s in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    offset = self.storage_offset()
+    size, stride = min(height, width), sum(self.stride())
+    self.as_strided((size,), (stride,), offset).fill_(fill_value)
+    if wrap and nd == 2 and height > width + 1:
+        step = width + 1
+        wrap_size = (self.numel() + step - 1) // step - size
+        self.as_strided((wrap_size,), (stride,), offset + self.stride(0) * step).fill_(fill_value)
+    return self

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import more_products, products
 from . import triangular, decompositions, inverse, norms, pinv, lu, misc, householder  # noqa: F401  (torch.linalg ops register here)
+from . import legacy  # noqa: F401  (chain_matmul, frobenius_norm, ..., the removed solve/eig/...)
 from .cdist import cdist
 from .more_products import addbmm, addmv, addr, baddbmm, kron, trace, vdot
 from .products import _CPP, AddmmBackward0, addmm, bmm, dot, inner, matmul, mm, mv, outer

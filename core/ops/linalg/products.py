@@ -424,7 +424,7 @@ class AddmmBackward0(Op):
         return ga, g1, g2
 
 
-@register(category="linalg", methods=("addmm",),
+@register(category="linalg", methods=("addmm",), inplace="addmm_",
           cli=True,
           cli_example="tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]' --alpha 2 --explain")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):

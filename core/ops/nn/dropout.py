@@ -74,3 +74,9 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         return input
     noise = _feature_noise(input, p)
     return input.mul_(noise) if inplace else input * noise
+
+
+@export(name="dropout_")
+def torch_dropout_(input, p, train):
+    """torch.dropout_(input, p, train): in-place dropout (F.dropout(..., inplace=True)); returns input."""
+    return dropout(input, p, train, inplace=True)

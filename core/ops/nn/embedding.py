@@ -1,14 +1,14 @@
-"""F.embedding (EmbeddingBackward0 <-> EmbeddingDenseBackward0)."""
+"""F.embedding (EmbeddingBackward0 <-> EmbeddingDenseBackward0), F.embedding_bag / torch.embedding_bag
+(EmbeddingBagBackward0) and torch.embedding_renorm_."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...autograd.function import Op
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import STATE, no_grad
 from ...tensor import Tensor
 from ._util import _torch_name
 from ..registry import export, register
-from ..shape import stack
 
 
 class EmbeddingBackward0(Op):
@@ -126,6 +126,92 @@ def _bag_args(input, offsets, per_sample_weights, weight, mode):
     return input, offsets, per_sample_weights
 
 
+class EmbeddingBagBackward0(Op):
+    """torch's CPU embedding_bag: per bag the sum (times per_sample_weights), the mean (the sum over the bag's
+    size, ATen's bag_size of the last bag running to the end of input) or the column-wise max of the rows;
+    padding_idx rows are skipped. Outputs (result, offset2bag, bag_size, max_indices) as torch.embedding_bag."""
+
+    grads_per_arg = True
+
+    @staticmethod
+    def forward(ctx, weight, idx, starts, ends, mode, psw, padding_idx, last_size):
+        w, ix = weight._data, idx._data
+        n_bags, dim, itype = len(starts), w.shape[1], ix.dtype
+        keep = ix != padding_idx if padding_idx >= 0 else np.ones(len(ix), bool)
+        out = np.zeros((n_bags, dim), w.dtype)
+        bag_size = np.zeros(n_bags, np.int64)
+        max_idx = np.zeros((n_bags, dim), np.int64)
+        pw = psw._data if psw is not None else None
+        for b, (s, e) in enumerate(zip(starts, ends)):
+            rows = [j for j in range(s, e) if keep[j]]
+            bag_size[b] = len(rows) if (mode == 0 or b < n_bags - 1 or last_size is None) else \
+                last_size - int((~keep[s:]).sum())
+            if mode == 2 and rows:
+                block = w[ix[rows]]
+                arg = np.argmax(block, axis=0)
+                out[b], max_idx[b] = block[arg, np.arange(dim)], ix[rows][arg]
+                continue
+            acc = np.zeros(dim, w.dtype)
+            for j in rows:      # sequential, as the kernel accumulates
+                acc = acc + (w[ix[j]] * pw[j] if pw is not None else w[ix[j]])
+            if mode == 1 and bag_size[b]:
+                acc = acc / w.dtype.type(bag_size[b])
+            out[b] = acc
+        ctx.meta = (w.shape, ix, starts, ends, mode, keep, bag_size, max_idx, pw)
+        if psw is not None:
+            ctx.save_for_backward(weight)
+        off2bag = (np.searchsorted(np.asarray(starts), np.arange(len(ix)), side="right") - 1).astype(itype)
+        if mode == 0:   # sum: bag_size / max_indices are zero placeholders; float's fused kernel skips offset2bag
+            fused = w.dtype != np.float64
+            aux = (np.zeros(0, itype) if fused else off2bag,
+                   np.zeros(n_bags + (last_size is not None and fused), itype), np.zeros(n_bags, itype))
+        else:
+            aux = (off2bag, bag_size.astype(itype), (max_idx if mode == 2 else bag_size).astype(itype))
+        return (out,) + aux
+
+    @staticmethod
+    def backward(ctx, g, *unused):
+        shape, ix, starts, ends, mode, keep, bag_size, max_idx, pw = ctx.meta
+        gd = g._data
+        gw = np.zeros(shape, gd.dtype)
+        gp = np.zeros(len(ix), gd.dtype) if pw is not None else None
+        for b, (s, e) in enumerate(zip(starts, ends)):
+            if mode == 2:
+                if bag_size[b]:
+                    np.add.at(gw, (max_idx[b], np.arange(shape[1])), gd[b])
+                continue
+            scale = gd.dtype.type(1.0 / bag_size[b] if mode == 1 and bag_size[b] else 1.0)   # torch: g * (1/n)
+            for j in range(s, e):
+                if keep[j]:
+                    gw[ix[j]] += gd[b] * (pw[j] if pw is not None else scale)
+                    if gp is not None:
+                        gp[j] = gd[b] @ ctx.saved_tensors[0]._data[ix[j]]
+        return (Tensor._make(gw), None, None, None, None, None if gp is None else Tensor._make(gp), None, None)
+
+
+def _bags(offsets, n, include_last_offset):
+    """Bag ranges [start, end) from offsets, and the size ATen gives the last bag with include_last_offset
+    (input's end minus its offset, whatever the last offset says)."""
+    off = [int(o) for o in offsets._data.tolist()]
+    if include_last_offset:
+        starts = off[:-1]
+        return starts, off[1:], (n - starts[-1]) if starts else None
+    return off, off[1:] + [n], None
+
+
+@export(name="embedding_bag")
+@_torch_name
+def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                        per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """torch.embedding_bag(weight, indices, offsets, ...): (output, offset2bag, bag_size, max_indices), mode
+    0 / 1 / 2 = sum / mean / max (EmbeddingBagBackward0)."""
+    starts, ends, last = _bags(offsets, indices.numel(), include_last_offset)
+    if last is not None and (weight.dtype.name == "float64" or mode == 2):
+        ends[-1] = indices.numel()   # ATen's double and max kernels run the last bag to input's end (offset2bag)
+    pad = -1 if padding_idx is None or padding_idx < 0 else padding_idx
+    return EmbeddingBagBackward0.apply(weight, indices, starts, ends, int(mode), per_sample_weights, pad, last)
+
+
 @register(category="nn", function=False, cli=True,
           cli_params={"offsets": "tensor", "per_sample_weights": "tensor", "padding_idx": "int", "sparse": "skip",
                       "max_norm": "skip"},
@@ -133,24 +219,31 @@ def _bag_args(input, offsets, per_sample_weights, weight, mode):
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sum / mean / max of the embedding rows of each bag (bags: rows of 2-D input, or input[offsets[i]:
-    offsets[i+1]]); padding_idx entries are left out (and not counted by mean); empty bags give zeros.
-    Composite (embedding rows, then a bag matrix product or per-bag max), not torch's fused kernel."""
+    offsets[i+1]]); padding_idx entries are left out (and not counted by mean); empty bags give zeros
+    (EmbeddingBagBackward0, torch's CPU kernel)."""
     input, offsets, psw = _bag_args(input, offsets, per_sample_weights, weight, mode)
-    idx, off = input._data.astype(np.int64), offsets._data.astype(np.int64)
-    ends = np.append(off[1:], len(idx)) if not include_last_offset else off[1:]
-    starts = off if not include_last_offset else off[:-1]
-    rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-    keep = np.ones(len(idx), dtype=bool) if padding_idx is None else idx != padding_idx % weight.size(0)
-    if mode == "max":
-        d = weight.size(1)
-        bags = [rows[int(s):int(e)][Tensor._make(keep[s:e])].max(0).values if keep[s:e].any()
-                else Tensor._make(np.zeros(d, dtype=weight._data.dtype)) for s, e in zip(starts, ends)]
-        return stack(bags, 0) if bags else Tensor._make(np.zeros((0, d), dtype=weight._data.dtype))
-    m = np.zeros((len(starts), len(idx)), dtype=weight._data.dtype)
-    for b, (s, e) in enumerate(zip(starts, ends)):
-        m[b, s:e] = keep[s:e]
-        if mode == "mean" and m[b].sum() > 0:
-            m[b] /= m[b].sum()
-    if psw is not None:
-        rows = rows * psw.unsqueeze(1)
-    return Tensor._make(m).matmul(rows)
+    if padding_idx is not None:
+        if not -weight.size(0) <= padding_idx < weight.size(0):
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= weight.size(0)
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    return torch_embedding_bag(weight, input, offsets, scale_grad_by_freq, _BAG_MODES.index(mode), sparse, psw,
+                               include_last_offset, padding_idx)[0]
+
+
+@export
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """torch.embedding_renorm_: rescale (in place, without grad) each row named in indices whose norm_type-norm
+    exceeds max_norm to norm max_norm / (norm + 1e-7) * norm, as ATen's loop over the sorted unique rows."""
+    if STATE.grad_enabled and input._requires_grad and input.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    w = input._data
+    for r in np.unique(indices._data.astype(np.int64)).tolist():
+        row = w[r]
+        norm = float(np.sum(np.abs(row) ** norm_type) ** (1.0 / norm_type)) if norm_type != 2 else \
+            float(np.sqrt(np.sum(row * row)))
+        if norm > max_norm:
+            row *= w.dtype.type(max_norm / (norm + 1e-7))
+    input._vc[0] += 1
+    return input

@@ -1,5 +1,6 @@
 """Casting (`_to_dtype`, ToCopyBackward0), clone (preserve_format), and the in-place writers
-zero_, fill_ and copy_ (PyTorch's nodes ZeroBackward0 / FillBackward2/3 / CopyBackwards)."""
+zero_, fill_ and copy_ (PyTorch's nodes ZeroBackward0 / FillBackward2/3 / CopyBackwards), and the Python-callable
+writers apply_ / map_."""
 from __future__ import annotations
 
 import numpy as np
@@ -149,3 +150,35 @@ registry.export(zero_)   # torch.zero_(t), the function form
 registry.method("fill_", fill_)
 registry.method("copy_", copy_)
 
+
+
+def _python_values(self, values):
+    """Write Python callables' results into self (converted as torch converts a Python scalar)."""
+    for v in values:
+        if not isinstance(v, (int, float, np.number, np.bool_)):
+            raise TypeError(f"must be real number, not {type(v).__name__}")
+    self._data[...] = np.array(values, dtype=np.float64 if self._data.dtype.kind == "f" else object).astype(
+        self._data.dtype).reshape(self._data.shape)
+    if not self._inference:
+        self._vc[0] += 1
+    return self
+
+
+@registry.method("apply_")
+def apply_(self, callable):
+    """Tensor.apply_(fn): self[i] = fn(self[i]) element by element on Python numbers (CPU only, no grad)."""
+    if self._requires_grad:
+        raise RuntimeError("Can't call apply_() on Variable that requires grad. Use var.detach().apply_() instead.")
+    return _python_values(self, [callable(x) for x in self._data.ravel().tolist()])
+
+
+@registry.method("map_")
+def map_(self, tensor, callable):
+    """Tensor.map_(other, fn): self[i] = fn(self[i], other[i]), other broadcast to self's shape and of
+    self's dtype (torch's TypeError otherwise)."""
+    if self._requires_grad:
+        raise RuntimeError("Can't call map_() on Variable that requires grad. Use var.detach().map_() instead.")
+    if tensor.dtype is not self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+    other = tensor.expand(self.shape)._data.ravel().tolist()
+    return _python_values(self, [callable(a, b) for a, b in zip(self._data.ravel().tolist(), other)])

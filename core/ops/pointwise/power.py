@@ -7,6 +7,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
+from ..inplace import make_inplace
 from ..registry import register
 from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _out, _tensor_first, _tensors,
                       quietly, zeros_like_t)
@@ -146,16 +147,26 @@ registry.method("__rpow__", _rpow)
 
 
 def float_power(input, exponent):
+    """input ** exponent in float64."""
     _tensor_first("float_power", input, exponent, scalar_self=True)
     a = input.double() if isinstance(input, Tensor) else float(input)
     e = exponent.double() if isinstance(exponent, Tensor) else float(exponent)
     return pow(a, e)
 
 
-register(category="pointwise", methods=("float_power",),
+def float_power_(self, exponent):
+    """In-place float_power: self must already be float64 (torch's error otherwise)."""
+    if self.dtype is not _dt.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dt.scalar_name(self.dtype)} but the "
+                           "operation's result requires dtype Double")
+    return _FLOAT_POWER_INPLACE(self, exponent)
+
+
+register(category="pointwise", methods=("float_power",), inplace=("float_power_", float_power_),
          summary="input ** exponent computed in float64 (both operands promoted to double).",
          cli=True, cli_example="tensorcli float-power '[2.0,3.0]' --exponent 2 --explain",
          cli_params={'exponent': 'operand'})(float_power)
+_FLOAT_POWER_INPLACE = make_inplace(float_power, "float_power_")
 
 
 @register(category="pointwise", methods=("square",), inplace="square_",

@@ -1,13 +1,15 @@
 """Ops along one dim composed the way ATen composes them, so values and grad_fn names match PyTorch's:
-diff (n-th forward difference, optional prepend/append), trapezoid, and logcumsumexp."""
+diff (n-th forward difference, optional prepend/append), trapezoid, and logcumsumexp; Tensor.cumprod_."""
 from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...creation import zeros_like
 from ...tensor import Tensor, _wrap_dim
 from .. import registry
+from ..inplace import make_inplace
 from ..pointwise import DivBackward1, MulBackward1, _long, _out, quietly, where
 from ..registry import register
 
@@ -116,3 +118,20 @@ def logcumsumexp(input, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_long(input.dtype)}'")
     d = _wrap_dim(dim, max(input.dim(), 1))
     return _out(LogcumsumexpBackward0.apply(input, d), out)
+
+
+def cumprod_(self, dim, *, dtype=None):
+    """Tensor.cumprod_: cumprod written into self; a dtype other than self's raises torch's error."""
+    if dtype is not None and _dt.as_dtype(dtype) is not self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_dt.CPP_NAMES[self.dtype.name]} and output "
+                           f"tensor dtype {_dt.CPP_NAMES[_dt.as_dtype(dtype).name]} should match")
+    return _CUMPROD_INPLACE(self, dim)
+
+
+def _cumprod(input, dim):
+    # reductions' cumprod, looked up at call time: this module is imported before reductions
+    return registry.FUNCTIONS["cumprod"](input, dim)
+
+
+_CUMPROD_INPLACE = make_inplace(_cumprod, "cumprod_")
+registry.method("cumprod_", cumprod_)

@@ -1,6 +1,11 @@
 """unsafe_chunk / unsafe_split (split's pieces without view tracking: UnsafeSplitBackward0), sum_to_size,
-as_strided_scatter (AsStridedScatterBackward0) and the storage-level resize_ / resize_as_, as PyTorch."""
+as_strided_scatter (AsStridedScatterBackward0), the storage-level resize_ / resize_as_ and the deprecated
+autograd-level resize / resize_as (ResizeBackward), as PyTorch."""
 from __future__ import annotations
+
+import functools
+import operator
+import warnings
 
 import numpy as np
 
@@ -9,11 +14,15 @@ from ...tensor import _wrap_dim
 from .. import registry
 from ..registry import register
 from ._util import _int, _shape_str, _sizes
-from .split import SplitBackward0, _split_bounds, chunk, split
+from .split import SplitBackward0, _split_bounds, chunk, split, split_with_sizes
 from .views import _as_strided_args, as_strided, view
 
 
 class UnsafeSplitBackward0(SplitBackward0):
+    pass
+
+
+class UnsafeSplitWithSizesBackward0(SplitBackward0):
     pass
 
 
@@ -83,6 +92,13 @@ class AsStridedScatterBackward0(Op):
 
 # not a command: torch's gradient for input (mirrored) is not the derivative (torch.autograd.gradcheck fails
 # on torch's own as_strided_scatter), so --explain's perturbation check cannot agree with --backward
+@register(category="shape", methods=("unsafe_split_with_sizes",), cli=True,
+          cli_example="tensorcli unsafe-split-with-sizes '[[1,2,3],[4,5,6]]' --split-sizes 1,2 --dim 1 --explain")
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """split_with_sizes whose pieces are not tracked as views, as torch.unsafe_split_with_sizes."""
+    return _unsafe(split_with_sizes(input.detach(), split_sizes, dim), input, dim, UnsafeSplitWithSizesBackward0)
+
+
 @register(category="shape", methods=("as_strided_scatter",),
           cli_reason="torch's gradient for input is not its derivative, so its explanation cannot be checked: use an expression")
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
@@ -123,3 +139,43 @@ def resize_as_(self, the_template, *, memory_format=None):
 registry.method("resize_", resize_)
 registry.method("resize_as_", resize_as_)
 registry.export(resize_as_)
+
+
+class ResizeBackward(Op):
+    """torch.autograd._functions.Resize: a reshape that keeps the element count (name as torch's
+    Python Function's node)."""
+
+    @staticmethod
+    def forward(ctx, a, sizes):
+        ctx.in_shape = a._data.shape
+        return np.ascontiguousarray(a._data).reshape(sizes)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.contiguous().view(ctx.in_shape)
+
+
+def _resize(self, sizes):
+    numel = functools.reduce(operator.mul, sizes, 1)
+    if self.numel() != numel:
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while preserving the "
+                           "number of elements. ")
+    return ResizeBackward.apply(self, tuple(sizes))
+
+
+def resize(self, *sizes):
+    """Tensor.resize (deprecated, warns as torch): the same elements in a new shape of equal numel."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    return _resize(self, sizes)
+
+
+def resize_as(self, tensor):
+    """Tensor.resize_as (deprecated, warns as torch): resize to tensor's shape."""
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return _resize(self, tensor.size())
+
+
+registry.method("resize", resize)
+registry.method("resize_as", resize_as)
