@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import core
-from core.ops.reduce import _sum_order
+from core import _sum_order
 
 pytestmark = pytest.mark.skipif(_sum_order._VEC_BYTES is None, reason="torch's sum order is modelled on x86-64")
 
@@ -169,3 +169,16 @@ def test_dim0_sum_fed_in_blocks_of_rows(torch, seed):
             s.feed(x[r0:r0 + k])
             r0 += k
         _bitwise(core.tensor(s.result()), torch.tensor(x).sum(0))
+
+
+@pytest.mark.parametrize("shape", [(), (300,), (1000, 1), (1, 300), (2, 1000, 300), (1, 1)])
+def test_broadcast_gradients_are_reduced_in_torchs_sum_order(torch, shape):
+    """at::sum_to reduces a broadcast operand's gradient with the sum kernel: the same bits as torch's."""
+    g = np.random.default_rng(len(shape)).standard_normal((1000, 300)).astype(np.float32)
+    g = np.stack([g, g]) if len(shape) == 3 else g
+    res = []
+    for L in (core, torch):
+        b = L.zeros(shape, requires_grad=True)
+        (L.tensor(g) * 1 + b).backward(L.tensor(g))
+        res.append(b.grad.numpy())
+    np.testing.assert_array_equal(res[0], res[1])

@@ -19,6 +19,7 @@ import weakref
 
 from .. import _methods
 from .. import dtypes as _dt
+from .._sum_order import torch_sum
 from .._grad_mode import STATE
 from ..tensor import Tensor
 from .anomaly_mode import modified_inplace_message
@@ -361,8 +362,9 @@ def np_sum_to_shape(g, shape):
     if lead < 0:
         return g.reshape(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
-    if dims:
-        g = g.sum(axis=dims, keepdims=True)
+    if dims:   # at::sum_to: torch's sum kernel, so its order where _sum_order models it
+        r = torch_sum(g, dims) if g.dtype.kind == "f" else None
+        g = g.sum(axis=dims, keepdims=True) if r is None else r.reshape(shape if not lead else r.shape)
     return g.reshape(shape) if g.shape != shape else g
 
 

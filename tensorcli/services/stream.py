@@ -39,7 +39,7 @@ import sys
 import numpy as np
 
 import core
-from core.ops.reduce import _sum_order   # torch's dim-0 sum order for blocks of rows (core.sum's own model)
+from core import _sum_order   # torch's dim-0 sum order for blocks of rows (core.sum's own model)
 
 from .. import io
 from ..errors import CliError

@@ -35,7 +35,7 @@ class PowBackward0(_Binary):
         e = ctx.e
         if e == 0:
             return g * 0, None
-        return g * e * a ** (e - 1), None
+        return g * (a ** (e - 1) * e), None     # ATen's pow_backward: grad * (exp * self.pow(exp - 1))
 
     @staticmethod
     def backward_np(ctx, g):
@@ -65,7 +65,10 @@ def _float_pow(x, e):
 
 
 def _pow_grad_np(g, e, a):
-    return g * e * (a if e == 2 else a ** (e - 1))
+    """grad * (exp * self.pow(exp - 1)), rounded in that order (ATen's pow_backward), pow by ATen's kernels."""
+    if a.dtype == np.float32 or a.dtype == np.float64:
+        return g * (_float_pow(a, e - 1) * a.dtype.type(e))
+    return g * (a ** (e - 1) * e)
 
 
 class PowBackward1(_Binary):

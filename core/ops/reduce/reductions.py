@@ -12,7 +12,7 @@ from ..indexing import _scatter_into_zeros
 from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
-from . import _sum_order
+from ... import _sum_order
 
 
 def _dims(dim, ndim):
