@@ -150,8 +150,7 @@ def register(app, names=None):
     """Add the op commands (all, or those in `names`) to the app, in registry order."""
     if names is not None and not names:
         return
-    table = cached_table() if names is not None else None
-    if table is not None and not names & {row[0] for row in table}:
+    if names is not None and not _names_an_op_command(names):
         return   # no op command named (`tensorcli ops`, `show`, ...): core is not needed
     from core.ops.registry import OPS   # the registry is core: only when op commands are built
     for name, info in OPS.items():
@@ -223,6 +222,18 @@ def _current(module_name):
     if not _FINGERPRINT:
         _FINGERPRINT.append(core_fingerprint())
     return module if module.FINGERPRINT == _FINGERPRINT[0] else None
+
+
+def _names_an_op_command(names) -> bool:
+    """Whether `names` may hold an op command, decided from the generated table when it can be: a name it
+    lists is one (no fingerprint needed, ~3 ms); otherwise only a current table can say it is not."""
+    try:
+        from tensorcli.commands import op_table
+    except ImportError:
+        return True
+    if names & {row[0] for row in op_table.COMMANDS}:
+        return True
+    return cached_table() is None
 
 
 def cached_table():
