@@ -80,13 +80,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
                       stacklevel=2)
-    batched = nd == 5
-    if not batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, True, False, inplace)
-    if not batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    return _feature_dropout_nd(input, p, training, inplace, batched=nd == 5)
 
 
 @register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
@@ -100,7 +94,11 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
                            "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
                            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    batched = nd == 3
+    return _feature_dropout_nd(input, p, training, inplace, batched=nd == 3)
+
+
+def _feature_dropout_nd(input, p, training, inplace, batched):
+    """torch's channel dropout of a batched input; an unbatched one gets a batch dim of 1 around it."""
     if not batched:
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
     result = _dropout_impl(input, p, training, True, False, inplace)
