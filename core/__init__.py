@@ -123,7 +123,7 @@ __all__ = sorted(set(_FUNCTIONS) | {
 _TORCH_SUBMODULES = (
     "accelerator", "autograd", "autograd.anomaly_mode", "autograd.function", "autograd.functional",
     "autograd.gradcheck", "autograd.grad_mode", "autograd.graph", "autograd.profiler", "backends", "backends.cpu",
-    "backends.cuda", "backends.cudnn", "backends.mkldnn", "backends.mps", "backends.openmp", "cuda",
+    "backends.cuda", "backends.cudnn", "backends.mha", "backends.mkldnn", "backends.mps", "backends.openmp", "cuda",
     "distributions", "distributions.bernoulli", "distributions.categorical", "distributions.constraints",
     "distributions.dirichlet", "distributions.distribution", "distributions.exponential", "distributions.kl",
     "distributions.multivariate_normal", "distributions.normal", "distributions.uniform", "distributions.utils",

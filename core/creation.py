@@ -328,7 +328,18 @@ def _fill_scalar(v, fn):
     return v
 
 
+_C_INT_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
 def _fill(shape, value, npdt):
+    """np.full, with c10's checked conversion of the scalar to an integer dtype (uint8 wraps -255..-1)."""
+    if npdt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(npdt)
+        lo = -int(info.max) if info.min == 0 else int(info.min)
+        v = float(value) if isinstance(value, (float, np.floating)) else int(value)
+        if (isinstance(v, float) and (not math.isfinite(v) or v <= lo - 1 or v >= int(info.max) + 1)) or \
+                (isinstance(v, int) and not lo <= v <= int(info.max)):
+            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[npdt.name]} without overflow")
     with np.errstate(all="ignore"):
         return np.full(shape, value, dtype=npdt) if not isinstance(value, int) or npdt.kind != "u" or value >= 0 \
             else np.full(shape, np.int64(value)).astype(npdt)

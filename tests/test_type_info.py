@@ -31,3 +31,16 @@ def test_wrong_kind_of_dtype_is_torchs_error(torch, call):
             call(L)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+@pytest.mark.parametrize("value", [1e10, float("inf"), float("-inf"), float("nan"), 40000, -300, 2 ** 63, -1, 3.7])
+def test_full_checks_the_integer_conversion_as_torch(torch, dtype, value):
+    """c10's checked_convert: a fill value an integer dtype cannot hold is torch's RuntimeError."""
+    res = []
+    for L in (core, torch):
+        try:
+            res.append(L.full((2,), value, dtype=getattr(L, dtype)).tolist())
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]

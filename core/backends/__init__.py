@@ -1,2 +1,2 @@
 """`torch.backends`: the flags and availability queries of a CPU-only PyTorch build."""
-from . import cpu, cuda, cudnn, mkldnn, mps, openmp  # noqa: F401
+from . import cpu, cuda, cudnn, mha, mkldnn, mps, openmp  # noqa: F401

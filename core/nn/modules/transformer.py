@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import warnings
 
+from ...backends import mha as _mha
 from ... import creation as _creation
 from ..._grad_mode import is_grad_enabled
 from ...ops.indexing.tri_diag import triu
@@ -108,7 +109,8 @@ class TransformerEncoderLayer(Module):
     def _uses_fast_path(self, src):
         """Whether torch would run torch._transformer_encoder_layer_fwd (eval, batched, batch_first, ...)."""
         attn = self.self_attn
-        if (src.dim() != 3 or self.training or not attn.batch_first or attn.in_proj_bias is None
+        if (not _mha.get_fastpath_enabled() or src.dim() != 3 or self.training or not attn.batch_first
+                or attn.in_proj_bias is None
                 or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps
                 or attn.num_heads % 2 == 1 or any(m._forward_hooks or m._forward_pre_hooks for m in self.modules())):
             return False
@@ -197,7 +199,8 @@ class TransformerEncoder(Module):
         """The (N, S) non-padding mask when torch's eval fast path turns src into a nested tensor (its padded
         positions then come out as zeros), else None."""
         first = self.layers[0]
-        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+        if (not _mha.get_fastpath_enabled() or not getattr(self, "use_nested_tensor", False) or first.training
+                or src.dim() != 3
                 or key_padding_mask is None or mask is not None):
             return None
         valid = key_padding_mask.logical_not()
