@@ -64,10 +64,20 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             weights = weights + attn_mask
     if is_causal:
         weights = weights + Tensor._make(bias)
-    weights = softmax(weights, -1)
+    weights = _safe_softmax(weights)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
+
+
+def _safe_softmax(scores):
+    """softmax over the last dim, 0 (not NaN) in rows whose every score is -inf: what torch's CPU attention
+    kernels return for a query that may attend to nothing."""
+    dead = np.all(scores._data == -np.inf, axis=-1, keepdims=True)
+    if not dead.any():
+        return softmax(scores, -1)
+    dead = Tensor._make(dead)   # finite scores in those rows first, so no NaN reaches the gradient either
+    return softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
 
 
 def _in_projection(query, key, value, w, b, separate):
