@@ -8,6 +8,7 @@ torch's non-reentrant variant appears to a program (same values, gradients, grad
 core keeps its activations instead of recomputing them, so it saves no memory."""
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 from .. import random as _random
@@ -20,7 +21,6 @@ __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "check_b
 
 
 def noop_context_fn():
-    import contextlib   # only for context_fn's default pair of no-op contexts
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
