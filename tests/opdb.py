@@ -34,10 +34,22 @@ def load_op_db():
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            from torch.testing._internal import common_utils
+            from torch.testing._internal.opinfo import core as opinfo_core
             from torch.testing._internal.common_methods_invocations import op_db
     except Exception:  # noqa: BLE001 - torch or expecttest missing
         return None
+    _skip_test_fn_lookup(common_utils, opinfo_core)
     return op_db
+
+
+def _skip_test_fn_lookup(*modules):
+    """op_db's sample iterators look for the running unittest.TestCase by walking `inspect.stack()`
+    (for its per-test seed and sample tracking), which took ~85% of this suite's op_db time. These
+    tests are pytest functions, so the walk always finds none: answer None at once, as it would."""
+    for m in modules:
+        if hasattr(m, "extract_test_fn"):
+            m.extract_test_fn = lambda: None
 
 
 def opinfo_id(op):
