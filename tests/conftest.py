@@ -29,6 +29,17 @@ def _cache_click_conversion():
 
 _cache_click_conversion()
 
+
+_APPS = {}
+
+
+def cli_app_with(modules=("ops",)):
+    """One tensorcli app per module set for the whole session, so that typer converts it to click once."""
+    if modules not in _APPS:
+        from tensorcli import app as cli_app
+        _APPS[modules] = cli_app.build_app(modules=modules)
+    return _APPS[modules]
+
 try:
     import torch as _torch
     _torch.set_num_threads(1)

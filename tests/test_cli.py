@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.ops.registry import OPS
+from conftest import cli_app_with
 from tensorcli import app as cli_app
 from tensorcli import spec as cli_spec
 from tensorcli import io as tio
@@ -23,7 +24,7 @@ XJ = json.dumps(X)
 
 @pytest.fixture(scope="module")
 def app():
-    return cli_app.build_app(modules=("ops", "show"))
+    return cli_app_with(("ops", "show"))
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.ops.registry import OPS
+from conftest import cli_app_with
 from tensorcli import app as cli_app
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -99,7 +100,7 @@ CORPUS = [
 
 @pytest.fixture(scope="module")
 def app():
-    return cli_app.build_app(modules=("ops", "show"))
+    return cli_app_with(("ops", "show"))
 
 
 def test_corpus_has_at_least_40_cases():

@@ -18,6 +18,7 @@ import typer
 from click.testing import CliRunner as ClickRunner
 from typer.testing import CliRunner
 
+from conftest import cli_app_with
 import core
 from core.ops.registry import OPS, OpInfo
 from tensorcli import app as cli_app
@@ -30,7 +31,7 @@ WITHOUT_EXAMPLE = [name for name in CLI_OPS if not spec.examples(OPS[name])]
 
 @pytest.fixture(scope="module")
 def app():
-    return cli_app.build_app(modules=())
+    return cli_app_with(())
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.ops.registry import OPS
+from conftest import cli_app_with
 from tensorcli import app as cli_app
 from tensorcli import spec as cli_spec
 from tensorcli.services import explain as ex, explain_rule as rules
@@ -18,7 +19,7 @@ from tensorcli.services.run_op import build_call
 
 @pytest.fixture(scope="module")
 def app():
-    return cli_app.build_app(modules=("ops", "show"))
+    return cli_app_with(("ops", "show"))
 
 
 def need(op):

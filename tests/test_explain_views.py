@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from conftest import cli_app_with
 import core
 from tensorcli import app as cli_app
 
 
 @pytest.fixture(scope="module")
 def app():
-    return cli_app.build_app(modules=("ops",))
+    return cli_app_with(("ops",))
 
 
 def run(app, *argv, code=0):

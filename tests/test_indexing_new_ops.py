@@ -406,8 +406,8 @@ CLI_CASES = [
 def test_cli_command_json_result_matches_torch(torch, argv, ref):
     import json
     from typer.testing import CliRunner
-    from tensorcli import app as cli_app
-    r = CliRunner().invoke(cli_app.build_app(modules=("ops",)), [*argv, "--json"], env={"NO_COLOR": "1"})
+    from conftest import cli_app_with
+    r = CliRunner().invoke(cli_app_with(("ops",)), [*argv, "--json"], env={"NO_COLOR": "1"})
     assert r.exit_code == 0, r.output
     got = json.loads(r.stdout)["result"]
     want = ref(torch, torch.tensor(json.loads(argv[1])))

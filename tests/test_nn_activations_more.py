@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import core
 import core.nn.functional as CF
 from core.ops.registry import OPS
-from tensorcli import app as cli_app
+from conftest import cli_app_with
 
 RNG = np.random.default_rng(14)
 X = RNG.standard_normal((3, 4, 5)) * 3
@@ -329,8 +329,7 @@ CLI_REFERENCE = {
 def run_cli_example(torch, name, reference):
     """The registration's cli_example, run through the CLI with --json, equals torch's computation."""
     example = OPS[name].extras.get("cli_example")
-    app = cli_app.build_app(modules=("ops",))
-    r = CliRunner().invoke(app, shlex.split(example)[1:] + ["--json"], env={"NO_COLOR": "1"})
+    r = CliRunner().invoke(cli_app_with(("ops",)), shlex.split(example)[1:] + ["--json"], env={"NO_COLOR": "1"})
     assert r.exit_code == 0, r.stderr
     got = json.loads(r.stdout)["result"]
     ref = reference(torch)
