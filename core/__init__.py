@@ -4,8 +4,14 @@ from __future__ import annotations
 import builtins as _builtins
 import importlib as _importlib
 import sys as _sys
+import warnings as _warnings
 
 import numpy as _np
+
+# NumPy's floating-point warnings from core's own kernels ("overflow encountered in multiply"): ATen computes
+# the same inf/nan in silence. A filter costs nothing per op, where np.errstate would cost ~0.7 us.
+_warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) encountered",
+                         RuntimeWarning, r"core(\.|$)")
 
 from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,

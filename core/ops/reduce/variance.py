@@ -2,6 +2,8 @@
 with VarBackward0 / StdBackward0."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...autograd.function import Op
@@ -10,11 +12,15 @@ from ..registry import register
 from .reductions import _axis, _dims, _expand_back, mean
 
 def _np_var(x, ax, correction, keepdim):
-    return np.var(x, axis=ax, ddof=correction, keepdims=keepdim)
+    with warnings.catch_warnings():   # NumPy's own "Degrees of freedom <= 0": _var_args warned as ATen does
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.var(x, axis=ax, ddof=correction, keepdims=keepdim)
 
 
 def _np_std(x, ax, correction, keepdim):
-    return np.std(x, axis=ax, ddof=correction, keepdims=keepdim)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.std(x, axis=ax, ddof=correction, keepdims=keepdim)
 
 
 class VarBackward0(Op):
@@ -42,19 +48,28 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
-def _var_args(input, dim, unbiased, keepdim, correction):
+def _var_args(input, dim, unbiased, keepdim, correction, name):
+    """(dims, correction, keepdim); warns as ATen does when the degrees of freedom are <= 0."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return _dims(dim, input._data.ndim), _correction(unbiased, correction), keepdim
+    dims, c = _dims(dim, input._data.ndim), _correction(unbiased, correction)
+    shape = input._data.shape
+    ax = _axis(dims, len(shape))
+    n = int(np.prod(shape if ax is None else [shape[d] for d in ax]))
+    if n - c <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel). (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=3)
+    return dims, c, keepdim
 
 
 @register(category="reduction", methods=("var",),
           cli=True, cli_example="tensorcli var '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance with Bessel's correction by default (correction=1)."""
-    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "var")
     return VarBackward0.apply(input, dims, c, keepdim)
 
 
@@ -82,7 +97,7 @@ class StdBackward0(Op):
           cli=True, cli_example="tensorcli std '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation, sqrt(var), with Bessel's correction by default."""
-    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "std")
     return StdBackward0.apply(input, dims, c, keepdim)
 
 
@@ -90,13 +105,13 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
           cli=True, cli_example="tensorcli var-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dim."""
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, bool) else None, keepdim))
+    dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
+    return VarBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
 
 
 @register(category="reduction",
           cli=True, cli_example="tensorcli std-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dim."""
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if not isinstance(dim, bool) else None, keepdim))
+    dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
+    return StdBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
