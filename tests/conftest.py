@@ -1,6 +1,7 @@
 """Shared test helpers: compare core results with PyTorch (values, dtypes, shapes, grads, errors)."""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -28,6 +29,13 @@ def _cache_click_conversion():
 
 
 _cache_click_conversion()
+
+
+def pytest_collection_finish(session):
+    """The collected suite (op_db alone is ~700k objects) lives until the end: freeze it, so that full garbage
+    collections (gen-2 passes, and pytest's five at exit, ~1 s each otherwise) skip it."""
+    gc.collect()
+    gc.freeze()
 
 
 _APPS = {}
