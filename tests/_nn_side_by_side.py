@@ -15,8 +15,10 @@ def _plain(x):
     if _is_tensor(x):
         arr = x.detach().numpy() if hasattr(x.detach(), "numpy") else np.asarray(x._data)
         return ("tensor", str(x.dtype), tuple(x.shape), np.array(arr))
+    if type(x).__name__ in ("dtype", "device", "Size"):
+        return str(x) if type(x).__name__ != "Size" else tuple(x)
     if isinstance(x, (list, tuple)):
-        return type(x)(_plain(v) for v in x)
+        return [_plain(v) for v in x] if isinstance(x, list) else tuple(_plain(v) for v in x)
     if isinstance(x, dict):
         return {k: _plain(v) for k, v in x.items()}
     return x

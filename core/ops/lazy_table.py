@@ -645,7 +645,7 @@ EXPORTS = {
                            'maximum': 'comparison', 'minimum': 'comparison', 'quietly': '_common', 'relu': 'unary',
                            'rsqrt': 'unary', 'sigmoid': 'unary', 'tanh': 'unary', 'where': 'clamp_where',
                            'zeros_like_t': '_common'},
-    'core.ops.reduce': {'_expand_back': 'reductions'},
+    'core.ops.reduce': {'_expand_back': 'reductions', 'argmax': 'reductions'},
     'core.ops.shape': {'CatBackward0': 'join', 'ExpandBackward0': 'views', 'FlipBackward0': 'flip_roll',
                        'PermuteBackward0': 'permute', 'RepeatBackward0': 'repeat', 'RollBackward0': 'flip_roll',
                        'SelectBackward0': 'slicing', 'SelectBackwardBackward0': 'slicing',
