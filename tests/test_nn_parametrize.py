@@ -147,3 +147,23 @@ def test_orthogonal_maps(torch):
         rec += [h.weight, h.parametrizations.weight.original]
         return rec
     side_by_side(torch, scenario, rtol=1e-4, atol=1e-5)
+
+
+def test_weight_norm_node_and_double_backward(torch):
+    """dim 0 / last dim: ATen's fused WeightNormInterfaceBackward0; other dims: the composite (MulBackward0);
+    first and second derivatives as torch's."""
+    def scenario(lib):
+        rec = []
+        for dim, shape in [(0, (3, 4)), (1, (3, 4)), (1, (2, 3, 2)), (None, (3, 4)), (2, (2, 3, 2))]:
+            lib.manual_seed(5)
+            c = lib.nn.Conv1d(shape[1], shape[0], shape[2]) if len(shape) == 3 else lib.nn.Linear(shape[1], shape[0])
+            lib.nn.utils.parametrizations.weight_norm(c, dim=dim)
+            w = c.weight
+            rec += [w.grad_fn.name(), w]
+            g0, v0 = c.parametrizations.weight.original0, c.parametrizations.weight.original1
+            probe = lib.randn(*w.shape)
+            gg, gv = lib.autograd.grad((w * probe).sum() ** 2, (g0, v0), create_graph=True)
+            rec += [gg, gv]
+            rec += list(lib.autograd.grad(gg.sum() + (gv ** 2).sum(), (g0, v0)))
+        return rec
+    side_by_side(torch, scenario, rtol=1e-4, atol=1e-5)

@@ -258,3 +258,29 @@ def test_module_state_dict_hooks(torch):
         h.remove()
         return [calls, repr(res), m.bias, err]
     side_by_side(torch, scenario)
+
+
+def test_container_nllloss2d_syncbatchnorm(torch):
+    def scenario(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = lib.nn.Container(a=lib.nn.ReLU())
+            n = lib.nn.NLLLoss2d(ignore_index=1)
+        rec = [repr(c), repr(n), [(w.category.__name__, str(w.message)) for w in caught],
+               isinstance(n, lib.nn.NLLLoss)]
+        lib.manual_seed(15)
+        s = lib.nn.SyncBatchNorm(3, momentum=None)
+        x = lib.randn(4, 3, 2, requires_grad=True)
+        y = s(x)
+        y.pow(2).sum().backward()
+        rec += [repr(s), y, x.grad, s.running_mean, s.running_var, s.num_batches_tracked]
+        s.eval()
+        rec.append(s(lib.ones(2, 3)))
+        rec.append(error_of(lambda: s(lib.ones(3))))
+        rec.append(error_of(lambda: lib.nn.SyncBatchNorm(0)(lib.ones(2, 0))))
+        net = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3, affine=False),
+                                lib.nn.Sequential(lib.nn.BatchNorm2d(3).eval()), lib.nn.InstanceNorm1d(3))
+        conv = lib.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        rec += [repr(conv), conv[2][0].training, conv[1].running_mean is net[1].running_mean]
+        return rec
+    side_by_side(torch, scenario)

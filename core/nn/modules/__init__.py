@@ -52,7 +52,10 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 # lazy layers, no-GPU DataParallel, adaptive softmax, CrossMapLRN2d
 from ..parallel import DataParallel
+from ..container import Container
 from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .batchnorm import SyncBatchNorm
+from .loss import NLLLoss2d
 from .normalization_more import CrossMapLRN2d
 from .batchnorm import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
@@ -87,4 +90,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "ZeroPad3d", "CTCLoss",
            "DataParallel", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d"]
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d",
+           "Container", "NLLLoss2d", "SyncBatchNorm"]

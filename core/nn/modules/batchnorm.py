@@ -164,3 +164,46 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
 class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     """BatchNorm3d whose num_features is inferred from the first input."""
     cls_to_become = BatchNorm3d
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over any input of 2 or more dims; without an initialised process group (always, in core)
+    it normalises locally, exactly as BatchNorm does (torch's need_sync is False)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Replace every BatchNorm*d in `module` by a SyncBatchNorm sharing its parameters and buffers."""
+        module_output = module
+        # core's InstanceNorm derives from _BatchNorm (torch's from _NormBase): it is not converted
+        if isinstance(module, _BatchNorm) and not hasattr(module, "_NO_BATCH_DIM"):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                          module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output

@@ -4,14 +4,49 @@ from __future__ import annotations
 
 import warnings
 
+from ... import dtypes
+from ...autograd.grad_mode import no_grad
+from ...autograd.node import Op
 from ...ops.registry import FUNCTIONS
 from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
 
+def _sum_except(x, dim):
+    dims = [d for d in range(x.dim()) if d != dim]
+    return x.sum(dims, keepdim=True) if dims else x
+
+
+class WeightNormInterfaceBackward0(Op):
+    """ATen's fused _weight_norm_interface (dim 0 or the last dim): w = v * (g / ||v||), the norm over
+    every dim but `dim`; backward grad_g = sum(grad * v) / norm, grad_v = g / norm * (grad - v * grad_g / norm),
+    differentiable as ATen's _weight_norm_differentiable_backward (the norms held constant)."""
+
+    @staticmethod
+    def forward(ctx, v, g, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(v, g)
+        with no_grad():
+            return (v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim)))._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        v, g = ctx.saved_tensors
+        # ATen saves the norms as the op's second output, whose gradient the formula ignores: in a double
+        # backward they are constants
+        norm = FUNCTIONS["norm_except_dim"](v.detach(), 2, ctx.dim)
+        grad_g = _sum_except(grad * v, ctx.dim) / norm
+        grad_v = (g / norm) * (grad - v * (grad_g / norm))
+        return grad_v, grad_g
+
+
 def _weight_norm(v, g, dim=0):
-    """torch._weight_norm: v * (g / norm_except_dim(v, 2, dim))."""
+    """torch._weight_norm: v * (g / norm_except_dim(v, 2, dim)); fused (grad_fn WeightNormInterfaceBackward0)
+    for dim 0 or the last dim of a float32/float64 v, a composite (MulBackward0) otherwise, as ATen."""
+    if (dim == 0 or dim == v.dim() - 1) and v.dtype in (dtypes.float32, dtypes.float64) \
+            and g.dtype in (dtypes.float32, dtypes.float64):
+        return WeightNormInterfaceBackward0.apply(v, g, dim)
     return v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim))
 
 
