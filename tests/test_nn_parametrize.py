@@ -167,3 +167,41 @@ def test_weight_norm_node_and_double_backward(torch):
             rec += list(lib.autograd.grad(gg.sum() + (gv ** 2).sum(), (g0, v0)))
         return rec
     side_by_side(torch, scenario, rtol=1e-4, atol=1e-5)
+
+
+def test_parametrized_module_copy_convert_reload_transfer(torch):
+    def scenario(lib):
+        import copy
+        import pickle
+        P, PS = lib.nn.utils.parametrize, lib.nn.utils.parametrizations
+        lib.manual_seed(0)
+        m = PS.weight_norm(lib.nn.Linear(3, 2))
+        m2 = copy.deepcopy(m)
+        rec = [type(m2).__name__, type(m2) is type(m), m2.weight,
+               m2.parametrizations.weight.original0 is m.parametrizations.weight.original0]
+        m.double()
+        rec += [m.weight.dtype, m.parametrizations.weight.original1.dtype]
+        m3 = PS.weight_norm(lib.nn.Linear(3, 2)).double()
+        rec += [repr(m3.load_state_dict(m.state_dict())), m3.weight]
+        rec.append(error_of(lambda: pickle.dumps(m)))
+
+        class Square(lib.nn.Module):
+            def forward(self, x):
+                return x * x
+        buf = lib.nn.Module()
+        buf.register_buffer("b", lib.randn(3, 3))
+        P.register_parametrization(buf, "b", Square())
+        rec += [repr(buf), list(buf.state_dict()), buf.b, type(buf.parametrizations.b.original).__name__]
+        o = PS.orthogonal(lib.nn.Linear(5, 3))
+        with lib.no_grad():
+            o.weight = lib.linalg.qr(lib.randn(5, 3))[0].T      # trivialization: base = the new matrix
+        rec += [o.weight, o.parametrizations.weight[0].base, o.parametrizations.weight.original]
+        P.remove_parametrizations(o, "weight", leave_parametrized=True)
+        rec += [repr(o), o.weight]
+        src = lib.nn.Linear(3, 3)
+        P.register_parametrization(src, "weight", Square())
+        dst = P.transfer_parametrizations_and_params(src, lib.nn.Linear(3, 3))
+        rec += [repr(dst), dst.parametrizations.weight.original is src.parametrizations.weight.original,
+                dst.weight]
+        return rec
+    side_by_side(torch, scenario, rtol=1e-4, atol=1e-5)
