@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import itertools
 import operator
+import warnings
 from collections import OrderedDict, abc as container_abcs
 
 from ..tensor import Tensor
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Container(Module):
+    """Deprecated: a Module whose keyword arguments become submodules (FutureWarning, as torch)."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -15,7 +15,8 @@ from ..ops.inplace import check_inplace
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+           "sparse_"]
 
 
 def _write(tensor, values):
@@ -235,13 +236,28 @@ def orthogonal_(tensor, gain=1, generator=None):
     return _write(tensor, q.reshape(tensor._data.shape).astype(dt) * dt.type(gain))
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D sparse matrix: normal_(0, std), then ceil(sparsity * rows) entries of each column set to zero
+    (rows chosen by a randperm per column, drawn from the default generator as torch does)."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        _R.normal_(tensor, 0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = _R.randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
 def _deprecated(new):
-    def fn(*args, **kwargs):
+    def deprecated_init(*args, **kwargs):
         warnings.warn(f"`nn.init.{new.__name__[:-1]}` is now deprecated in favor of `nn.init.{new.__name__}`.",
                       FutureWarning, stacklevel=2)
         return new(*args, **kwargs)
-    fn.__name__ = new.__name__[:-1]
-    return fn
+    deprecated_init.__name__ = new.__name__[:-1]
+    return deprecated_init
 
 
 uniform = _deprecated(uniform_)
@@ -251,3 +267,7 @@ xavier_uniform = _deprecated(xavier_uniform_)
 xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

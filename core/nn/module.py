@@ -3,19 +3,22 @@ train/eval, state_dict / load_state_dict (PyTorch's error text), dtype conversio
 forward hooks and PyTorch's nested repr."""
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
+import weakref
 from collections import OrderedDict, abc as container_abcs, namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
+from ..creation import empty_like as _empty_like
 from ..device import check_device as _check_device
 from ..device import device as _Device
 from ..tensor import Tensor
 from .backward_hook import BackwardHook
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -71,6 +74,25 @@ class _RemovableHandle:
         self.remove()
 
 
+class _WrappedHook:
+    """A hook, optionally called with its module first (torch's _WrappedHook; the module is held weakly)."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if module is not None:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -102,6 +124,8 @@ class Module:
         sa(self, "_backward_pre_hooks", OrderedDict())
         sa(self, "_state_dict_hooks", OrderedDict())
         sa(self, "_load_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_post_hooks", OrderedDict())
         sa(self, "_modules", {})
 
     forward = _forward_unimplemented
@@ -251,11 +275,13 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+                    persistent = value.persistent if isinstance(value, Buffer) \
+                        else name not in self._non_persistent_buffers_set
+                    self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
 
@@ -350,6 +376,47 @@ class Module:
             self._forward_pre_hooks_with_kwargs[h.id] = True
         if prepend:
             self._forward_pre_hooks.move_to_end(h.id, last=False)
+        return h
+
+    # -- state-dict hooks ------------------------------------------------------------------------
+    def _register_state_dict_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after this module's state_dict is filled; a
+        non-None return replaces it (the private API weight_norm / spectral_norm use)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
+        h = _RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after state_dict; its return is ignored."""
+        hook._from_public_api = True
+        h = _RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before this module's state_dict is filled."""
+        h = _RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[h.id] = hook
+        return h
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        before this module loads (module first when with_module), wrapped as torch's _WrappedHook."""
+        h = _RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = _WrappedHook(hook, self if with_module else None)
+        return h
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after load_state_dict; it may edit the key lists in place."""
+        h = _RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[h.id] = hook
         return h
 
     # -- traversal ----------------------------------------------------------------------------
@@ -483,6 +550,11 @@ class Module:
             return t.to(dtype) if (dtype is not None and t.is_floating_point()) else t
         return self._apply(convert)
 
+    def to_empty(self, *, device=None, recurse=True):
+        """Parameters and buffers replaced by uninitialised tensors of the same shape (torch.empty_like)."""
+        _check_device(device)
+        return self._apply(lambda t: _empty_like(t), recurse=recurse)
+
     def float(self):
         return self._apply(lambda t: t.to(_dt.float32) if t.is_floating_point() else t)
 
@@ -531,14 +603,22 @@ class Module:
         local_metadata = dict(version=self._version)
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False) and hook_result is not None:
+                destination = hook_result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
                        if v is not None}
@@ -604,6 +684,12 @@ class Module:
                     child_prefix = prefix + name + "."
                     child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
                     load(child, child_state_dict, child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)   # hooks may edit the lists
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be "
+                                         "modified, it should be done inplace.")
 
         load(self, state_dict)
         if strict:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import warnings
 
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _BatchNorm, _LazyNormBase
 
 
 class _InstanceNorm(_BatchNorm):
     _NO_BATCH_DIM = 3   # the rank of an unbatched input ([C, L] for 1d: 2, [C, H, W] for 2d: 3, ...)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input):
         nb = self._NO_BATCH_DIM
@@ -52,4 +52,22 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     """Normalise each channel of each sample of [N, C, D, H, W] (or [C, D, H, W]) input over D, H, W."""
+    _NO_BATCH_DIM = 4
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d whose num_features is inferred from the first input (affine and running stats on)."""
+    cls_to_become = InstanceNorm1d
+    _NO_BATCH_DIM = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d whose num_features is inferred from the first input (affine and running stats on)."""
+    cls_to_become = InstanceNorm2d
+    _NO_BATCH_DIM = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d whose num_features is inferred from the first input (affine and running stats on)."""
+    cls_to_become = InstanceNorm3d
     _NO_BATCH_DIM = 4

@@ -1,4 +1,5 @@
-"""RMSNorm, LocalResponseNorm (torch/nn/modules/normalization.py's; kept apart from LayerNorm/GroupNorm)."""
+"""RMSNorm, LocalResponseNorm, CrossMapLRN2d (torch/nn/modules/normalization.py's; kept apart from
+LayerNorm/GroupNorm)."""
 from __future__ import annotations
 
 import numbers
@@ -7,6 +8,7 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from ._functions import CrossMapLRN2d as _cross_map_lrn2d
 from .utils import _empty
 
 
@@ -52,3 +54,20 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """The legacy cross-channel local response normalisation of 4-D input (torch's _functions.CrossMapLRN2d)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

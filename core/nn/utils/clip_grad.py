@@ -13,7 +13,7 @@ from ... import creation
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
 def _no_grad(func):
