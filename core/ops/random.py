@@ -81,7 +81,17 @@ def _empty_like(t, dtype):
 
 
 def _finish(t, requires_grad):
+    """A fresh factory result: filled below autograd in ATen, so its version counter is still 0."""
+    t._vc[0] = 0
     return _set_requires_grad(t) if requires_grad else t
+
+
+def _factory_out(out, size, dtype, fn):
+    """A factory's `out=`: dtype= must be out's own; out is resized to the size (no warning) for the kernel."""
+    if dtype is not None and _dt.as_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {_dt.SCALAR_NAMES[_dt.as_dtype(dtype).name]} does not match dtype of out parameter "
+                           f"({_dt.SCALAR_NAMES[out.dtype.name]})")
+    return _resize_out(out, _parse_size(size, fn))
 
 
 def _factory_size(size, kw_size, fn):
@@ -290,6 +300,9 @@ def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=Non
          requires_grad=False, pin_memory=False):
     """torch.rand: empty(size).uniform_(0, 1)."""
     check_factory_device(device)
+    if out is not None:
+        return uniform_(_factory_out(out, _factory_size(size_args, size, "rand"), dtype, "rand"), 0.0, 1.0,
+                        generator=generator)
     t = _float_factory(size_args, size, dtype, "rand", "check_uniform_bounds")
     return _finish(uniform_(t, 0.0, 1.0, generator=generator), requires_grad)
 
@@ -299,6 +312,12 @@ def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=No
           requires_grad=False, pin_memory=False):
     """torch.randn: empty(size).normal_(0, 1)."""
     check_factory_device(device)
+    if out is not None:     # randn_out's resize_ is seen by autograd (unlike rand's): one more version
+        resized = out._data.shape != tuple(_parse_size(_factory_size(size_args, size, "randn"), "randn"))
+        normal_(_factory_out(out, _factory_size(size_args, size, "randn"), dtype, "randn"), 0.0, 1.0,
+                generator=generator)
+        out._vc[0] += resized
+        return out
     t = _float_factory(size_args, size, dtype, "randn", "normal_kernel_cpu")
     return _finish(normal_(t, 0.0, 1.0, generator=generator), requires_grad)
 
@@ -321,6 +340,8 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         low = args.pop() if args else 0
     if args:
         raise TypeError("randint() received an invalid combination of arguments")
+    if out is not None:
+        return random_(_factory_out(out, (size,), dtype, "randint"), _as_int(low), _as_int(high), generator=generator)
     t = _empty((size,), dtype, _dt.int64, "randint")
     random_(t, _as_int(low), _as_int(high), generator=generator)
     return _finish(t, requires_grad)
@@ -344,8 +365,13 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("core's randperm supports n < 2**32 / 20")
     if not dt.is_floating_point and dt is not _dt.bool_ and n > 0 and n - 1 > np.iinfo(dt.np).max:
         raise RuntimeError(f"n is too large for result tensor type: '{dt.name}'")
-    t = Tensor._make(K.randperm(gen_or_default(generator), n).astype(dt.np))
-    return _finish(t, requires_grad)
+    perm = K.randperm(gen_or_default(generator), n)
+    if out is not None:
+        o = _factory_out(out, (n,), dtype, "randperm")
+        o._data[...] = perm.astype(o._data.dtype)
+        o._vc[0] += 1
+        return o
+    return _finish(Tensor._make(perm.astype(dt.np)), requires_grad)
 
 
 @export
