@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
@@ -185,11 +186,11 @@ def _out(result, out, *inputs):
             raise RuntimeError(f"result type {_long(rd)} can't be cast to the desired output type {_long(od)}")
     if out._data.shape != r.shape:
         if out._data.size:
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{list(out._data.shape)}, which does not match the required output shape {list(r.shape)}. "
-                          "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-                          "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-                          "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            warn_aten(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out._data.shape)}, which does not match the required output shape {list(r.shape)}. "
+                      "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+                      "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                      "inplace, to zero elements with t.resize_(0).", "aten/src/ATen/native/Resize.cpp:30")
         check_out_overlap(out, r.shape, inputs)
         out._data = np.empty(r.shape, dtype=out._data.dtype)
     elif inputs or 0 in out._data.strides:

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ..pointwise import quietly, where, zeros_like_t
 from ..registry import register
@@ -59,9 +60,8 @@ def _var_args(input, dim, unbiased, keepdim, correction, name):
     ax = _axis(dims, len(shape))
     n = int(np.prod(shape if ax is None else [shape[d] for d in ax]))
     if n - c <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel). (Triggered internally at "
-                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=3)
+        warn_aten(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                  "factor (input numel divided by output numel).", "aten/src/ATen/native/ReduceOps.cpp:1861")
     return dims, c, keepdim
 
 
