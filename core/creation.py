@@ -3,6 +3,7 @@ Random factories live in core/ops/random.py (on core/random.py's generator, torc
 the allocation guard in core/_alloc.py (re-exported here)."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -216,14 +217,19 @@ def _all_numbers(arr):
 
 
 def _warn_ndarray_list(data):
-    """tensor_new.cpp's TORCH_WARN_ONCE for a (nested) sequence holding ndarrays."""
-    while isinstance(data, (list, tuple)) and data:
-        if any(isinstance(x, np.ndarray) for x in data):
-            warn_aten("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
-                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.",
-                      "torch/csrc/utils/tensor_new.cpp:252", once=True)
-            return
-        data = data[0]
+    """tensor_new.cpp's TORCH_WARN_ONCE for each ndarray in a (nested) list: one warning per process, one per
+    ndarray under set_warn_always(True). Scanned a nesting level at a time, the leaves in C (map/set): ~3% of
+    torch.tensor of a 1,000-float list."""
+    level = [data]
+    while level:
+        items = level[0] if len(level) == 1 else list(itertools.chain.from_iterable(level))
+        kinds = set(map(type, items))
+        if np.ndarray in kinds:
+            for _ in range(sum(type(x) is np.ndarray for x in items)):
+                warn_aten("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+                          "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+                          "tensor.", "torch/csrc/utils/tensor_new.cpp:252", once=True)
+        level = [x for x in items if type(x) is list or type(x) is tuple] if list in kinds or tuple in kinds else ()
 
 
 @export

@@ -2,36 +2,14 @@
 errors in PyTorch's words, `out=` handling, and a cheap way to silence NumPy's floating-point warnings."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import dtypes as _dt
-from ..._warn import warn_aten
+from ..._warn import _ERRSTATE, _IGNORE, quietly, warn_aten  # noqa: F401  (quietly, _ERRSTATE: the family's)
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ._out_checks import check_out_overlap
-
-try:    # NumPy >= 2: np.errstate is a ContextVar under the hood; setting it directly costs ~0.3 us
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE, _make_extobj
-    _IGNORE = _make_extobj(all="ignore")
-except ImportError:  # pragma: no cover - other NumPy layouts
-    _ERRSTATE = None
-
-
-def quietly(fn, *args):
-    """fn(*args) with NumPy's floating-point warnings off (PyTorch never warns on inf/nan results).
-    Same effect as `with np.errstate(all="ignore")` at a third of its cost (issue #15)."""
-    if _ERRSTATE is None:  # pragma: no cover
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    token = _ERRSTATE.set(_IGNORE)
-    try:
-        return fn(*args)
-    finally:
-        _ERRSTATE.reset(token)
-
 
 _long = _dt.scalar_name
 

@@ -2,8 +2,6 @@
 with VarBackward0 / StdBackward0."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..._warn import warn_aten
@@ -13,15 +11,19 @@ from ..registry import register
 from .reductions import _axis, _dims, _expand_back, mean
 
 def _np_var(x, ax, correction, keepdim):
-    with warnings.catch_warnings():   # NumPy's own "Degrees of freedom <= 0": _var_args warned as ATen does
-        warnings.simplefilter("ignore", RuntimeWarning)
+    """np.var(x, ddof=correction), called under quietly. Degrees of freedom <= 0 (ATen's warning is _var_args'):
+    sum of squares / 0 (inf, or nan for no deviation or no element) without np.var's own Python warnings, whose
+    catch_warnings would reset every module's once-per-location registry."""
+    n = x.size if ax is None else int(np.prod([x.shape[d] for d in ax]))
+    if n - correction > 0 and n:
         return np.var(x, axis=ax, ddof=correction, keepdims=keepdim)
+    if not n:
+        return np.abs(np.sum(x, axis=ax, keepdims=keepdim)) * np.nan
+    return np.var(x, axis=ax, ddof=0, keepdims=keepdim) / 0
 
 
 def _np_std(x, ax, correction, keepdim):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.std(x, axis=ax, ddof=correction, keepdims=keepdim)
+    return np.sqrt(_np_var(x, ax, correction, keepdim))
 
 
 class VarBackward0(Op):
