@@ -51,7 +51,8 @@ def _x(L):
 
 
 def _checkpoint(L, **kw):
-    return importlib.import_module(L.__name__ + ".utils.checkpoint").checkpoint(lambda t: t * 2, L.ones(2, requires_grad=True), **kw)
+    checkpoint = importlib.import_module(L.__name__ + ".utils.checkpoint").checkpoint
+    return checkpoint(lambda t: t * 2, L.ones(2, requires_grad=True), **kw)
 
 
 def _gradcheck_float(L):
@@ -112,7 +113,7 @@ PROBE = {
     "nll_loss reduce": lambda L: L.nn.functional.nll_loss(L.zeros(3, 5), L.tensor([1, 0, 4]), reduce=False),
     "MSELoss size_average": lambda L: L.nn.MSELoss(size_average=False),
     "elementwise_mean": lambda L: L.nn.functional.mse_loss(L.ones(3), L.ones(3), reduction='elementwise_mean'),
-    "interpolate bilinear": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4, 4), scale_factor=1.5, mode='bilinear'),
+    "bilinear by 1.5": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4, 4), scale_factor=1.5, mode='bilinear'),
     "tensor of tensor": lambda L: L.tensor(L.ones(2)),
     "type FloatTensor": lambda L: L.as_tensor([1, 2]).type(L.FloatTensor),
     "clip_grad_norm_": lambda L: L.nn.utils.clip_grad_norm_([L.nn.Parameter(L.ones(2))], 1.0),
@@ -238,6 +239,18 @@ def test_once_and_every_call_as_torch(torch):
 
 BIG = 3e38
 INF = float("inf")
+
+
+def _grad_of(L, f, x):
+    x.requires_grad_()
+    return L.autograd.grad(f(x), x)
+
+
+def _step(L, optimizer, grad):
+    p = L.nn.Parameter(L.ones(grad.shape))
+    p.grad = grad
+    optimizer([p]).step()
+
 FP = {
     "add overflow": lambda L: L.full((3,), BIG) + L.full((3,), BIG),
     "sub inf - inf": lambda L: L.full((3,), INF) - L.full((3,), INF),
@@ -281,8 +294,44 @@ FP = {
     "mse_loss overflow": lambda L: L.nn.functional.mse_loss(L.full((3,), BIG), L.full((3,), -BIG)),
     "backward overflow": lambda L: (L.full((3,), BIG, requires_grad=True) * L.full((3,), BIG)).sum().backward(),
     "gradient overflow": lambda L: (L.full((3,), BIG, requires_grad=True) * 10.0).backward(L.full((3,), BIG)),
-    "broadcast gradient overflow": lambda L: (L.full((3,), 1.0, requires_grad=True) + L.ones(4, 3)).backward(L.full((4, 3), BIG)),
-    "autograd.grad of inf - inf": lambda L: (lambda x: L.autograd.grad(((x - INF) * BIG).sum(), x))(L.full((2,), INF, requires_grad=True)),
+    "broadcast grad overflow": lambda L: (L.ones(3, requires_grad=True) + L.ones(4, 3)).backward(L.full((4, 3), BIG)),
+    "autograd.grad of inf - inf": lambda L: _grad_of(L, lambda x: ((x - INF) * BIG).sum(), L.full((2,), INF)),
+    "repr of inf and nan": lambda L: repr(L.tensor([INF, float("nan"), -INF, 1.0])),
+    "repr of wide range": lambda L: repr(L.tensor([BIG, 1e-30, 0.0])),
+    "str of float64 inf": lambda L: str(L.tensor([INF, 1e300, float("nan")], dtype=L.float64)),
+    "isclose of inf and nan": lambda L: L.isclose(L.tensor([INF, float("nan")]), L.tensor([INF, float("nan")])),
+    "clamp of nan": lambda L: L.tensor([float("nan")]).clamp(0, 1),
+    "div_ by 0": lambda L: L.ones(3).div_(0.0),
+    "floor_divide by 0": lambda L: L.ones(3) // 0.0,
+    "remainder by 0": lambda L: L.ones(3) % 0.0,
+    "int64 true division by 0": lambda L: L.ones(3, dtype=L.int64) / 0,
+    "atan2 of infs": lambda L: L.atan2(L.tensor([INF]), L.tensor([INF])),
+    "logsumexp of inf": lambda L: L.tensor([INF, INF]).logsumexp(0),
+    "log_softmax of -inf": lambda L: L.tensor([-INF, -INF]).log_softmax(0),
+    "cross_entropy of inf": lambda L: L.nn.functional.cross_entropy(L.tensor([[INF, 1.0]]), L.tensor([0])),
+    "BCE at 0 and 1": lambda L: L.nn.functional.binary_cross_entropy(L.tensor([0., 1.]), L.tensor([1., 0.])),
+    "layer_norm of inf": lambda L: L.nn.functional.layer_norm(L.tensor([[INF, 1.0]]), (2,)),
+    "batch_norm of inf": lambda L: L.nn.functional.batch_norm(L.tensor([[INF], [1.0]]), None, None, training=True),
+    "Adam step of an inf gradient": lambda L: _step(L, L.optim.Adam, L.full((2,), INF)),
+    "lerp of infs": lambda L: L.lerp(L.tensor([INF]), L.tensor([-INF]), 0.5),
+    "dist overflow": lambda L: L.dist(L.full((3,), BIG), L.full((3,), -BIG)),
+    "cdist overflow": lambda L: L.cdist(L.full((1, 2), BIG), L.full((1, 2), -BIG)),
+    "einsum overflow": lambda L: L.einsum("i,i->", L.full((3,), BIG), L.full((3,), BIG)),
+    "bmm overflow": lambda L: L.bmm(L.full((1, 2, 2), BIG), L.full((1, 2, 2), BIG)),
+    "float16 sum overflow": lambda L: L.full((4,), 60000.0, dtype=L.float16).sum(),
+    "half() overflow": lambda L: L.full((3,), 1e10).half(),
+    "mean over a dim overflow": lambda L: L.full((4, 3), BIG).mean(1),
+    "median with nan": lambda L: L.tensor([float("nan"), 1.0]).median(),
+    "sort with nan": lambda L: L.tensor([float("nan"), 1.0]).sort(),
+    "topk with infs and nan": lambda L: L.tensor([INF, -INF, float("nan")]).topk(2),
+    "softplus of 1e4": lambda L: L.nn.functional.softplus(L.full((2,), 1e4)),
+    "logit at 0 and 1": lambda L: L.logit(L.tensor([0.0, 1.0])),
+    "gradient of sqrt at 0": lambda L: L.zeros(2, requires_grad=True).sqrt().sum().backward(),
+    "gradient of log at 0": lambda L: L.zeros(2, requires_grad=True).log().sum().backward(),
+    "gradient of 1 / 0": lambda L: (L.ones(2) / L.zeros(2, requires_grad=True)).sum().backward(),
+    "gradient of x ** 0.5 at 0": lambda L: (L.zeros(2, requires_grad=True) ** 0.5).sum().backward(),
+    "gradient of norm at 0": lambda L: L.zeros(2, requires_grad=True).norm().backward(),
+    "broadcast mean gradient": lambda L: (L.full((2,), BIG, requires_grad=True) + L.ones(3, 2)).mean().backward(),
 }
 
 
