@@ -53,10 +53,12 @@ def user_frame(depth=2):
     return f
 
 
-def warn_aten(message, cpp_file_line=None, once=False, category=UserWarning):
+def warn_aten(message, cpp_file_line=None, once=False, category=UserWarning, from_python=False):
     """Warn as ATen's TORCH_WARN at `cpp_file_line` (e.g. "aten/src/ATen/native/Resize.cpp:30", the path
     torch 2.13 prints), attributed to the caller outside core. once=True is TORCH_WARN_ONCE keyed by the
     site; once=<a site's flag list> ([False] or []: not warned yet) keeps the state with the site.
+    from_python=True where torch's public op is a Python function calling the ATen op (torch/functional.py's
+    chain_matmul, meshgrid, lu): the warning is that function's, here the core function calling warn_aten.
     With cpp_file_line=None it is a plain warning at the user's line (torch's Python-level warnings whose
     stacklevel points at the user's code, C++ PyErr_WarnEx warnings without the suffix)."""
     if once is not False and not FLAGS["warn_always"]:
@@ -71,7 +73,7 @@ def warn_aten(message, cpp_file_line=None, once=False, category=UserWarning):
             once[:] = [True]
     if cpp_file_line is not None:
         message += _SUFFIX.format(cpp_file_line)
-    warn_at(message, category, user_frame(2))
+    warn_at(message, category, sys._getframe(1) if from_python else user_frame(2))
 
 
 def warn_python(message, category=UserWarning, stacklevel=1):

@@ -168,9 +168,12 @@ def _records(fn, L):
 def _compare(fn, torch):
     t, c = _records(fn, torch), _records(fn, core)
     assert [r[:2] for r in c] == [r[:2] for r in t]
+    torch_dir, core_dir = (os.path.dirname(m.__file__) + os.sep for m in (torch, core))
     for rc, rt in zip(c, t):
         if rt[2] == HERE:    # torch attributes it to the caller's line: so does core (the line shown is the user's)
             assert rc[2:] == rt[2:]
+        else:                # to a line of its own Python code (a stacklevel, torch/functional.py): core to its own
+            assert rt[2].startswith(torch_dir) and rc[2].startswith(core_dir)
 
 
 @pytest.mark.parametrize("name", sorted(PROBE))

@@ -27,7 +27,7 @@ def chain_matmul(*matrices, out=None):
     warn-once deprecation."""
     warn_aten("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
               "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-              "parameters.", _ATEN.format(1102), once=True)
+              "parameters.", _ATEN.format(1102), once=True, from_python=True)
     for m in matrices:
         if m.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")

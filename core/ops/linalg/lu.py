@@ -193,7 +193,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
               "\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
               "torch.linalg.lu_factor_ex(A, compute_pivots)", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073",
-              once=True)
+              once=True, from_python=True)
     if get_infos:
         return tuple(linalg_lu_factor_ex(A, pivot=pivot))
     return tuple(linalg_lu_factor(A, pivot=pivot))

@@ -60,7 +60,7 @@ def meshgrid(*tensors, indexing=None):
     tensors = _tensor_list(list(tensors), "meshgrid")
     if indexing is None:
         warn_aten("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                  "aten/src/ATen/native/TensorShape.cpp:4215", once=_MESHGRID_WARNED)
+                  "aten/src/ATen/native/TensorShape.cpp:4215", once=_MESHGRID_WARNED, from_python=True)
         indexing = "ij"
     return _meshgrid(tensors, indexing)
 
