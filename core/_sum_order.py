@@ -28,6 +28,8 @@ import platform
 
 import numpy as np
 
+from ._warn import quietly
+
 # Bytes of one Vectorized<T> in the sum kernel on x86-64: 32. DispatchStub runs a kernel's AVX512 build only
 # for kernels registered with ALSO_REGISTER_AVX512, which sum_stub is not, so an AVX512 CPU runs the AVX2
 # kernel (8 floats), and the generic build's Vectorized is 32 bytes too. Other CPUs are not modelled.
@@ -220,7 +222,12 @@ def _flat(x, vec):
 def torch_sum(d, reduced):
     """The sum of ndarray d (float16, float32 or float64, already in the result dtype) over the dims in
     `reduced`, added in torch's order; returns the kept dims' values as a C-ordered array of the kept
-    sizes (the caller reshapes), or None where torch's order is not modelled (module docstring)."""
+    sizes (the caller reshapes), or None where torch's order is not modelled (module docstring). Silent on
+    overflow, as torch (whatever the user's warning filters)."""
+    return quietly(_torch_sum, d, reduced)
+
+
+def _torch_sum(d, reduced):
     dt = d.dtype
     if _VEC_BYTES is None or d.size == 0 or (dt != np.float32 and dt != np.float64 and dt != np.float16):
         return None

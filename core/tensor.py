@@ -4,13 +4,13 @@ a module above this one (ops, autograd entry points, factories, printing) is def
 recorded in `core/_methods.py` and attached by `core/_bind.py`."""
 from __future__ import annotations
 
-import warnings
 import weakref
 
 import numpy as np
 
 from . import _copy
 from . import dtypes as _dt
+from ._warn import warn_aten
 from ._grad_mode import STATE
 from ._tensor_str import format_tensor
 from .device import CPU as _CPU, device  # noqa: F401  (core.device)
@@ -47,7 +47,7 @@ NON_LEAF_GRAD_WARNING = (
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-    "for more informations.")
+    "for more information.")
 
 
 class Tensor:
@@ -212,7 +212,7 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warn_aten(NON_LEAF_GRAD_WARNING, "build/aten/src/ATen/core/TensorBody.h:493")
         return self._grad
 
     @grad.setter

@@ -81,7 +81,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name != "float64":
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                           "This check will likely fail if all the inputs are not of double precision floating point "
-                          "or complex. ", stacklevel=2)
+                          "or complex. ", stacklevel=1)   # torch's is inside gradcheck.py too
     outputs = _differentiable_outputs(func(*inputs))
     if not check_backward_ad:
         return True

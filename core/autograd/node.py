@@ -12,14 +12,14 @@ from __future__ import annotations
 import itertools
 import sys
 import warnings
+import weakref
 
 import numpy as np
-
-import weakref
 
 from .. import _methods
 from .. import dtypes as _dt
 from .._sum_order import torch_sum
+from .._warn import quietly
 from .._grad_mode import STATE
 from ..tensor import Tensor
 from .anomaly_mode import modified_inplace_message
@@ -282,9 +282,9 @@ class Node:
     def _run_backward_np(self, grads):
         if len(grads) == 1:
             g = grads[0]
-            res = self.backward_np(self, g if type(g) is np.ndarray else _array_of(g))
+            res = quietly(self.backward_np, self, g if type(g) is np.ndarray else _array_of(g))
         else:
-            res = self.backward_np(self, *[g if type(g) is np.ndarray else _array_of(g) for g in grads])
+            res = quietly(self.backward_np, self, *[g if type(g) is np.ndarray else _array_of(g) for g in grads])
         if self._next is None:    # one input: no lists to zip
             if type(res) is not tuple:
                 res = (res,)
@@ -575,7 +575,7 @@ class Op(Node):
                         if t._requires_grad:
                             return cls._record(inputs, args, kwargs)
                     break
-        out = cls.forward(_ForwardCtx(), *args, **kwargs)
+        out = quietly(cls.forward, _ForwardCtx(), *args, **kwargs)    # torch never warns on inf/nan
         if type(out) is np.ndarray:
             if not out.flags.c_contiguous and cls.contiguous_output and not cls.is_view:
                 out = out.copy(order="C")
@@ -629,7 +629,7 @@ class Op(Node):
                 node.needs_input_grad = _NEED_ONE
         else:
             node._init_node(inputs, args)
-        out = cls.forward(node, *args, **kwargs)
+        out = quietly(cls.forward, node, *args, **kwargs)
         if type(out) is np.ndarray:
             if not out.flags.c_contiguous and cls.contiguous_output and not cls.is_view:
                 out = out.copy(order="C")

@@ -73,7 +73,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
-                      "may be incorrect.", stacklevel=2)
+                      "may be incorrect.", stacklevel=1)   # torch's is inside its trunc_normal_ too
     with no_grad():
         p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
         if p > 0.3:

@@ -11,7 +11,7 @@ import os
 import sys
 import types
 
-from .. import _methods
+from .. import _methods, _warn
 from .inplace import make_inplace
 
 
@@ -97,6 +97,7 @@ def accept_numpy_aliases(fn):
                     raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
                 kwargs[table[alias]] = kwargs.pop(alias)
         return fn(*args, **kwargs)
+    _warn.TRANSPARENT.add(call.__code__)   # stacklevel-attributed warnings do not count this frame
     return call
 
 

@@ -94,7 +94,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
                       "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
                       "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
                       "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
-                      "the two variants.", stacklevel=2)
+                      "the two variants.", stacklevel=1)   # torch: inside its dynamo wrapper
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:

@@ -14,7 +14,7 @@ def _legacy_reduction(size_average, reduce, reduction):
         rd = True if reduce is None else reduce
         reduction = "mean" if (sa and rd) else ("sum" if rd else "none")
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
-                      "instead.", stacklevel=3)
+                      "instead.", stacklevel=2)
     return reduction
 
 

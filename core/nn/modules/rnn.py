@@ -205,7 +205,7 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
     if dropout > 0 and num_layers == 1:
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
                       f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
-                      stacklevel=4)
+                      stacklevel=3)   # torch's: the RNN / LSTM / GRU __init__ calling RNNBase's
     for name, v, kind in (("bias", bias, bool), ("batch_first", batch_first, bool), ("input_size", input_size, int)):
         if not isinstance(v, kind):
             raise TypeError(f"{name} should be of type {kind.__name__}, got: {type(v).__name__}")

@@ -215,7 +215,7 @@ class TransformerEncoder(Module):
         global _NESTED_WARNED
         if not _NESTED_WARNED:   # torch's TORCH_WARN_ONCE from NestedTensorImpl.cpp
             _NESTED_WARNED = True
-            warnings.warn(_NESTED_WARNING, UserWarning, stacklevel=3)
+            warnings.warn(_NESTED_WARNING, UserWarning, stacklevel=2)   # at the forward that asks, as torch
         return valid
 
 

@@ -5,10 +5,10 @@ CopyBackwards, FillBackward3) that in-place writes record."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
@@ -32,7 +32,7 @@ def _prep_adv(shape, entries):
     for dim, arr in entries:
         if arr.dtype == np.bool_ or arr.dtype == np.uint8:
             if arr.dtype == np.uint8:
-                warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=4)
+                warn_aten(_UINT8_WARNING, "aten/src/ATen/native/IndexingUtils.h:37")
                 arr = arr.astype(bool)
             for j in range(arr.ndim):
                 src = dim + j

@@ -5,10 +5,9 @@ lists edges only for self/src, never for indices). In-place forms write straight
 recorded."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from .. import registry
@@ -178,6 +177,7 @@ class _ScatterNotImplemented(Op):
 
 _REDUCE_OLD = {"add": "add", "multiply": "multiply"}
 _REDUCE_NEW = ("sum", "prod", "mean", "amax", "amin")
+_REDUCE_SITE = "aten/src/ATen/native/TensorAdvancedIndexing.cpp:225"   # scatter and scatter_ share it (warn once)
 _REDUCE_WARNING = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                    "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
 
@@ -201,7 +201,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
         if reduce not in _REDUCE_OLD:
             raise RuntimeError("reduce argument must be either add or multiply.")
         if is_tensor:
-            warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=2)
+            warn_aten(_REDUCE_WARNING, _REDUCE_SITE, once=True)
         args = (input, source) if is_tensor else (input,)
         r = _ScatterNotImplemented.apply(*args, dim=d, index=index, idx=idx, src=source, how=reduce)
     elif is_tensor:
@@ -251,7 +251,7 @@ def _scatter_direct(self, dim, index, src=None, value=None, *, reduce=None):
         if reduce not in _REDUCE_OLD:
             raise RuntimeError("reduce argument must be either add or multiply.")
         if is_tensor:
-            warnings.warn(_REDUCE_WARNING, UserWarning, stacklevel=3)
+            warn_aten(_REDUCE_WARNING, _REDUCE_SITE, once=True)
         how = reduce
     s = source._data if is_tensor else _value_scalar(source, self._data.dtype)
     _scatter_apply(self._data, d, idx, s, how)

@@ -3,10 +3,10 @@ as views (SelectBackward0 / SliceBackward0 / AliasBackward0), advanced indexing 
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op, _mark_view
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
@@ -46,7 +46,7 @@ def _as_tuple(index):
         return (index,)
     for obj in index:
         if isinstance(obj, (Tensor, list, tuple, slice, str, np.ndarray, range)) or obj is None or obj is Ellipsis:
-            warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
+            warn_aten(_SEQ_WARNING, "torch/csrc/autograd/python_variable_indexing.cpp:349")
             return tuple(index)
     return (index,)
 

@@ -2,10 +2,9 @@
 reduced (prod, mean, amax, amin) into, the slices of input at a vector of indices along dim."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from .. import registry
@@ -114,9 +113,7 @@ def _index_reduce_checks(input, dim, index, source, reduce, include_self):
     if not isinstance(source, Tensor):
         raise TypeError(f"index_reduce(): argument 'source' (position 3) must be Tensor, not "
                         f"{type(source).__name__}")
-    if not _warned:   # TORCH_WARN_ONCE
-        _warned.append(True)
-        warnings.warn(_BETA_WARNING, UserWarning, stacklevel=3)
+    warn_aten(_BETA_WARNING, "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523", once=_warned)
     if reduce not in _INDEX_REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d, idx = _index_add_checks("index_reduce", input, dim, index, source)

@@ -3,11 +3,10 @@ NumPy's LAPACK with ATen's checks and FunctionsManual.cpp's backward formulas (c
 linalg_qr_backward, linalg_eig_backward for Hermitian input, svd_backward), written in core ops."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import creation as _cr
+from ..._warn import warn_aten
 from ...autograd.node import Op
 from ..registry import register
 from ..shape.join import cat
@@ -107,17 +106,15 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
                       "linalg.cholesky_ex")
 
 
-_CHOL_WARNED = [False]
-
-
 @register(category="linalg", methods=("cholesky",),
           cli=True, cli_example="tensorcli cholesky '[[4.0,2.0],[2.0,3.0]]' --explain")
 def cholesky(input, upper=False, *, out=None):
     """Deprecated torch.cholesky (warns once, as torch does)."""
-    if not _CHOL_WARNED[0]:
-        _CHOL_WARNED[0] = True
-        warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
-                      "future PyTorch release.", UserWarning, stacklevel=2)
+    warn_aten("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+              "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+              "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+              "transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+              "aten/src/ATen/native/BatchLinearAlgebra.cpp:1765", once=True)
     return linalg_out(_cholesky(input, upper, True, "linalg.cholesky", CholeskyBackward0)[0], out, "cholesky")
 
 
@@ -199,6 +196,10 @@ def linalg_qr(A, mode="reduced", *, out=None):
           cli=True, cli_example="tensorcli qr '[[1.0,2.0],[3.0,4.0]]' --explain")
 def qr(input, some=True, *, out=None):
     """Deprecated torch.qr: some=True is mode='reduced', some=False mode='complete'."""
+    warn_aten("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+              "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
+              "\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+              "aten/src/ATen/native/BatchLinearAlgebra.cpp:2505", once=True)
     q, r = linalg_qr(input, "reduced" if some else "complete")
     return linalg_out(C.qr_t(q, r), out, "qr")
 

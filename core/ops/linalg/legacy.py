@@ -4,21 +4,12 @@ warn-once deprecation text), norm_except_dim (weight norm's helper, composed as 
 the removed solve / lstsq / eig / symeig / matrix_rank, which raise torch's RuntimeError."""
 from __future__ import annotations
 
-import warnings
-
+from ..._warn import warn_aten
 from ...tensor import Tensor
 from ..registry import export, method, register
 from .norms import linalg_matrix_norm, linalg_multi_dot, linalg_vector_norm
 
-_WARNED: set[str] = set()
-_ATEN = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:{}.)"
-
-
-def _warn_once(key, message):
-    """TORCH_WARN_ONCE: the first call in the process warns."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
+_ATEN = "aten/src/ATen/native/LinearAlgebra.cpp:{}"   # their TORCH_WARN_ONCE sites
 
 
 def _renamed(t, name):
@@ -34,9 +25,9 @@ def _renamed(t, name):
 def chain_matmul(*matrices, out=None):
     """Deprecated torch.chain_matmul: linalg.multi_dot of the matrices (one matrix: a clone), with torch's
     warn-once deprecation."""
-    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
-               "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-               "multiple parameters." + _ATEN.format(1102))
+    warn_aten("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+              "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+              "parameters.", _ATEN.format(1102), once=True, from_python=True)
     for m in matrices:
         if m.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
@@ -54,9 +45,9 @@ def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
     deprecation."""
     if dim is None:
         raise TypeError('frobenius_norm() missing 1 required positional arguments: "dim"')
-    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
-               "will be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` "
-               "instead" + _ATEN.format(3175))
+    warn_aten("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
+              _ATEN.format(3175), once=True)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
@@ -72,9 +63,9 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
         dim, keepdim = None, dim
     if dim is None:
         dim = (-2, -1)
-    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will "
-               "be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` "
-               "instead" + _ATEN.format(3229))
+    warn_aten("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
+              _ATEN.format(3229), once=True)
     return linalg_matrix_norm(input, "nuc", tuple(dim), keepdim, out=out)
 
 

@@ -4,11 +4,10 @@ zero pivot), run on NumPy; gradients are FunctionsManual.cpp's linalg_lu_backwar
 and the chain rule through the packed LU for lu_solve, in core ops."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import creation as _cr
+from ..._warn import warn_aten
 from ...autograd.node import Op
 from ..registry import register
 from ..shape.join import cat
@@ -185,17 +184,16 @@ def linalg_lu(A, *, pivot=True, out=None):
     return linalg_out(linalg_lu_t(P.detach(), L, U), out, "linalg.lu")
 
 
-_LU_WARNED = [False]
-
-
 @register(category="linalg", methods=("lu",),
           cli=True, cli_example="tensorcli lu '[[3.0,3.0],[6.0,3.0]]' --explain")
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, infos)."""
-    if not _LU_WARNED[0]:
-        _LU_WARNED[0] = True
-        warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex",
-                      UserWarning, stacklevel=2)
+    warn_aten("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with"
+              "\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+              "torch.linalg.lu_factor_ex(A, compute_pivots)", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073",
+              once=True, from_python=True)
     if get_infos:
         return tuple(linalg_lu_factor_ex(A, pivot=pivot))
     return tuple(linalg_lu_factor(A, pivot=pivot))

@@ -3,11 +3,10 @@ torch.cholesky_inverse. Substitution runs row by row on NumPy (LAPACK trtrs give
 for a zero diagonal, and so does this); gradients follow derivatives.yaml, written in core ops."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import warn_aten
 from ...autograd.node import Op
 from ..registry import register
 from . import _common as C
@@ -120,17 +119,15 @@ class TriangularSolveBackward0(Op):
         return (gB if ng[0] else None), gA
 
 
-_TS_WARNED = [False]
-
-
 @register(category="linalg", methods=("triangular_solve",),
           cli=True, cli_example="tensorcli triangular-solve '[[1.0],[2.0]]' --A '[[2.0,1.0],[0.0,4.0]]' --explain")
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Deprecated torch.triangular_solve(b, A): (solution of op(A) X = b, a copy of A broadcast)."""
-    if not _TS_WARNED[0]:
-        _TS_WARNED[0] = True
-        warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular", UserWarning,
-                      stacklevel=2)
+    warn_aten("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in "
+              "a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
+              "return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced "
+              "with\nX = torch.linalg.solve_triangular(A, B).", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2273",
+              once=True)
     for t, nm in ((input, "b"), (A, "A")):
         if t._data.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {nm} to have at least 2 dimensions, but it has "

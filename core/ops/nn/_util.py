@@ -47,10 +47,10 @@ def _reduction(reduction, size_average=None, reduce=None):
         rd = True if reduce is None else reduce
         reduction = "mean" if (sa and rd) else ("sum" if rd else "none")
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
-                      "instead.", stacklevel=3)
+                      "instead.", stacklevel=2)
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+                      stacklevel=2)
         reduction = "mean"
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")

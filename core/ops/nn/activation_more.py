@@ -3,10 +3,9 @@ threshold, softshrink, hardshrink, softmin (PyTorch's kernels and grad_fn names;
 live in activation_param.py)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_python
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
 from ...creation import zeros_like
@@ -389,7 +388,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + g) / tau) with g = -log(Exponential(1)) drawn as torch draws it; `hard` returns the
     one-hot of the argmax with the soft sample's gradient (straight-through), as torch's composite."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warn_python("`eps` parameter is deprecated and has no effect.", UserWarning, 2)
     gumbels = -exponential_(_empty_like(logits, None)).log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

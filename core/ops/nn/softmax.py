@@ -1,11 +1,10 @@
 """softmax / log_softmax: torch.softmax (+ Tensor.softmax) and F.softmax's legacy implicit dim."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import warn_python
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor, _wrap_dim
@@ -161,8 +160,8 @@ class LogSoftmaxBackward0(Op):
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
-                  "an argument.", stacklevel=stacklevel)
+    warn_python(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                "an argument.", UserWarning, stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 

@@ -2,35 +2,14 @@
 errors in PyTorch's words, `out=` handling, and a cheap way to silence NumPy's floating-point warnings."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import _ERRSTATE, _IGNORE, quietly, warn_aten  # noqa: F401  (quietly, _ERRSTATE: the family's)
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ._out_checks import check_out_overlap
-
-try:    # NumPy >= 2: np.errstate is a ContextVar under the hood; setting it directly costs ~0.3 us
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE, _make_extobj
-    _IGNORE = _make_extobj(all="ignore")
-except ImportError:  # pragma: no cover - other NumPy layouts
-    _ERRSTATE = None
-
-
-def quietly(fn, *args):
-    """fn(*args) with NumPy's floating-point warnings off (PyTorch never warns on inf/nan results).
-    Same effect as `with np.errstate(all="ignore")` at a third of its cost (issue #15)."""
-    if _ERRSTATE is None:  # pragma: no cover
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    token = _ERRSTATE.set(_IGNORE)
-    try:
-        return fn(*args)
-    finally:
-        _ERRSTATE.reset(token)
-
 
 _long = _dt.scalar_name
 
@@ -185,11 +164,11 @@ def _out(result, out, *inputs):
             raise RuntimeError(f"result type {_long(rd)} can't be cast to the desired output type {_long(od)}")
     if out._data.shape != r.shape:
         if out._data.size:
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{list(out._data.shape)}, which does not match the required output shape {list(r.shape)}. "
-                          "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-                          "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-                          "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            warn_aten(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out._data.shape)}, which does not match the required output shape {list(r.shape)}. "
+                      "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+                      "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                      "inplace, to zero elements with t.resize_(0).", "aten/src/ATen/native/Resize.cpp:30")
         check_out_overlap(out, r.shape, inputs)
         out._data = np.empty(r.shape, dtype=out._data.dtype)
     elif inputs or 0 in out._data.strides:

@@ -13,8 +13,8 @@ from ..inplace import make_inplace
 from ..registry import register
 from ...autograd.grad_mode import STATE
 from ...autograd.node import _NONES, FREED_MSG
-from ._common import (_Binary, _binary, _check_operand, _g_for, _is_bool, _not_implemented_node, _out, _tensor_first,
-                      _tensors, _wrap)
+from ._common import (_ERRSTATE, _IGNORE, _Binary, _binary, _check_operand, _g_for, _is_bool, _not_implemented_node,
+                      _out, _tensor_first, _tensors, _wrap, quietly)
 from .unary import reciprocal
 
 _NO_SAVED2 = _NONES.setdefault(2, (None, None))
@@ -271,10 +271,13 @@ def add(input, other, *, alpha=1, out=None):
         # same-dtype tensors without a graph: AddBackward0.apply's result, without its frames
         d, e = input._data, other._data
         if d.dtype == e.dtype and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad)):
+            tok = _ERRSTATE.set(_IGNORE)    # quietly(), inlined on this hot path: torch never warns on inf/nan
             try:
                 return _wrap(np.add(d, e))
             except ValueError:
                 pass    # a broadcasting error: the general path words it as PyTorch does
+            finally:
+                _ERRSTATE.reset(tok)
     if type(other) is not Tensor:
         _check_operand(other, "add")
         if not isinstance(input, Tensor):
@@ -306,10 +309,13 @@ def sub(input, other, *, alpha=1, out=None):
         d, e = input._data, other._data
         if (d.dtype == e.dtype and d.dtype.kind != "b"
                 and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad))):
+            tok = _ERRSTATE.set(_IGNORE)    # quietly(), inlined on this hot path: torch never warns on inf/nan
             try:
                 return _wrap(np.subtract(d, e))
             except ValueError:
                 pass    # a broadcasting error: the general path words it as PyTorch does
+            finally:
+                _ERRSTATE.reset(tok)
     if type(other) is not Tensor:
         _check_operand(other, "sub")
     if alpha != 1 or type(alpha) is not int:
@@ -333,12 +339,12 @@ def _fast_inplace(ufunc, generic):
                 if (o.shape == d.shape and o.dtype == d.dtype and d.dtype.kind == "f" and d.flags.writeable
                         and not (STATE.grad_enabled and (self._requires_grad or other._requires_grad
                                                          or self._base is not None))):
-                    ufunc(d, o, out=d)
+                    quietly(ufunc, d, o, out=d)
                     self._vc[0] += 1
                     return self
             elif ((to is float or to is int) and d.dtype.kind == "f" and d.flags.writeable
                     and not (STATE.grad_enabled and (self._requires_grad or self._base is not None))):
-                ufunc(d, other, out=d)
+                quietly(ufunc, d, other, out=d)
                 self._vc[0] += 1
                 return self
         return generic(self, *args, **kwargs)
@@ -374,12 +380,19 @@ def mul(input, other, *, out=None):
         if to is Tensor:
             if (other._data.dtype == d.dtype
                     and not (STATE.grad_enabled and (input._requires_grad or other._requires_grad))):
+                tok = _ERRSTATE.set(_IGNORE)    # quietly(), inlined on this hot path: torch never warns on inf/nan
                 try:
                     return _wrap(np.multiply(d, other._data))
                 except ValueError:
                     pass    # a broadcasting error: the general path words it as PyTorch does
+                finally:
+                    _ERRSTATE.reset(tok)
         elif (to is float or to is int) and d.dtype.kind == "f" and not (STATE.grad_enabled and input._requires_grad):
-            return _wrap(np.multiply(d, other))
+            tok = _ERRSTATE.set(_IGNORE)
+            try:
+                return _wrap(np.multiply(d, other))
+            finally:
+                _ERRSTATE.reset(tok)
     if type(other) is not Tensor:
         _check_operand(other, "mul")
     r = MulBackward0.apply(input, other)

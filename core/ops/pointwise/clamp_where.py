@@ -3,11 +3,11 @@ deprecated; the one-argument form is nonzero(as_tuple=True)) and lerp, with PyTo
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...tensor import Tensor
 from .. import registry
@@ -183,9 +183,9 @@ class WhereBackward0(Op):
         c = cond._data
         if c.dtype != np.bool_:
             if c.dtype == np.uint8:
-                warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
-                              "removed in a future version of PyTorch. Use a boolean condition instead.",
-                              UserWarning, stacklevel=4)
+                warn_aten("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                          "in a future version of PyTorch. Use a boolean condition instead.",
+                          "aten/src/ATen/native/TensorCompare.cpp:621", once=True)
                 c = c.astype(bool)
             else:
                 raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "

@@ -3,10 +3,9 @@ composed from core ops exactly as ATen's Correlation.cpp composes them (so gradi
 names follow: cov ends in SqueezeBackward0, corrcoef in ClampBackward1)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...tensor import Tensor
 from ..pointwise import _long, _out
 from ..registry import register
@@ -118,8 +117,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         norm = w_sum - correction
     if bool((norm <= 0).item()):
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
+        warn_aten("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                  "observations.", "aten/src/ATen/native/Correlation.cpp:129")
         norm = norm * 0
     avg = (x * w if w is not None else x).sum(1) / w_sum
     x = x - avg.unsqueeze(1)

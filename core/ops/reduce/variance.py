@@ -2,25 +2,28 @@
 with VarBackward0 / StdBackward0."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ..pointwise import quietly, where, zeros_like_t
 from ..registry import register
 from .reductions import _axis, _dims, _expand_back, mean
 
 def _np_var(x, ax, correction, keepdim):
-    with warnings.catch_warnings():   # NumPy's own "Degrees of freedom <= 0": _var_args warned as ATen does
-        warnings.simplefilter("ignore", RuntimeWarning)
+    """np.var(x, ddof=correction), called under quietly. Degrees of freedom <= 0 (ATen's warning is _var_args'):
+    sum of squares / 0 (inf, or nan for no deviation or no element) without np.var's own Python warnings, whose
+    catch_warnings would reset every module's once-per-location registry."""
+    n = x.size if ax is None else int(np.prod([x.shape[d] for d in ax]))
+    if n - correction > 0 and n:
         return np.var(x, axis=ax, ddof=correction, keepdims=keepdim)
+    if not n:
+        return np.abs(np.sum(x, axis=ax, keepdims=keepdim)) * np.nan
+    return np.var(x, axis=ax, ddof=0, keepdims=keepdim) / 0
 
 
 def _np_std(x, ax, correction, keepdim):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.std(x, axis=ax, ddof=correction, keepdims=keepdim)
+    return np.sqrt(_np_var(x, ax, correction, keepdim))
 
 
 class VarBackward0(Op):
@@ -59,9 +62,8 @@ def _var_args(input, dim, unbiased, keepdim, correction, name):
     ax = _axis(dims, len(shape))
     n = int(np.prod(shape if ax is None else [shape[d] for d in ax]))
     if n - c <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel). (Triggered internally at "
-                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=3)
+        warn_aten(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                  "factor (input numel divided by output numel).", "aten/src/ATen/native/ReduceOps.cpp:1861")
     return dims, c, keepdim
 
 

@@ -3,11 +3,10 @@ one-time deprecation warning) and torch.linalg.cross (dim defaults to -1), regis
 without a core.<name> function (torch has no top-level linalg_cross): a `core.linalg` namespace exposes it."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ... import dtypes as _dt
+from ..._warn import warn_aten
 from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..pointwise import _out
@@ -84,11 +83,9 @@ def cross(input, other, dim=None, *, out=None):
     pass dim, or use linalg.cross whose default is -1)."""
     _check_operands(input, other)
     if dim is None:
-        if not _CROSS_WARNED[0]:
-            _CROSS_WARNED[0] = True
-            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                          "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
-                          "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        warn_aten("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+                  "that of linalg.cross in a future release.", "aten/src/ATen/native/Cross.cpp:63", once=_CROSS_WARNED)
         dim = next((i for i, s in enumerate(input._data.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

@@ -3,10 +3,9 @@ composed from view / expand / flatten / masked_select / stack as ATen composes t
 grad_fn names and gradients follow PyTorch."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...tensor import Tensor
 from ..registry import register
 from ._util import _int, _shape_str, _tensor_list
@@ -60,10 +59,8 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     tensors = _tensor_list(list(tensors), "meshgrid")
     if indexing is None:
-        if not _MESHGRID_WARNED[0]:
-            _MESHGRID_WARNED[0] = True
-            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
-                          "argument.", UserWarning, stacklevel=2)
+        warn_aten("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                  "aten/src/ATen/native/TensorShape.cpp:4215", once=_MESHGRID_WARNED, from_python=True)
         indexing = "ij"
     return _meshgrid(tensors, indexing)
 

@@ -2,10 +2,9 @@
 adjoint, the T / mT / H / mH properties, and the in-place t_ / transpose_."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..._warn import warn_aten
 from ...tensor import _wrap_dim
 from ..inplace import ViewOp, _inplace_view, _view
 from ..registry import add_inplace, method, register
@@ -217,12 +216,11 @@ _T_WARNED = [False]
 
 def _T(self):
     nd = self._data.ndim
-    if nd != 2 and not _T_WARNED[0]:
-        _T_WARNED[0] = True
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
-                      "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
-                      "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                      "tensor.", UserWarning, stacklevel=2)
+    if nd != 2:
+        warn_aten("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                  "aten/src/ATen/native/TensorShape.cpp:4314", once=_T_WARNED)
     return _view(PermuteBackward0, self, tuple(range(nd - 1, -1, -1)))
 
 
