@@ -97,7 +97,7 @@ def test_tensor_copies_numpy_input(torch):
 
 def test_tensor_from_tensor_warns_and_copies(torch):
     src = core.tensor([1.0, 2.0])
-    with pytest.warns(UserWarning, match="clone\\(\\).detach\\(\\)"):
+    with pytest.warns(UserWarning, match="detach\\(\\)\\.clone\\(\\)"):
         c = core.tensor(src)
     c._data[0] = 5.0
     assert src.tolist() == [1.0, 2.0]

@@ -426,9 +426,13 @@ def test_inplace_with_overlapping_src_raises_like_torch(torch, name, fn):
 
 
 def test_scatter_with_tensor_src_and_reduce_warns_deprecation():
-    # torch emits this once per process (TORCH_WARN_ONCE), so only the text is checked here
-    with pytest.warns(UserWarning, match="The reduce argument of torch.scatter with Tensor src is deprecated"):
-        core.ones(2, 2).scatter(1, core.tensor([[0]]), core.ones(2, 2), reduce="add")
+    # torch emits this once per process (TORCH_WARN_ONCE): with set_warn_always, on every call
+    core.set_warn_always(True)
+    try:
+        with pytest.warns(UserWarning, match="The reduce argument of torch.scatter with Tensor src is deprecated"):
+            core.ones(2, 2).scatter(1, core.tensor([[0]]), core.ones(2, 2), reduce="add")
+    finally:
+        core.set_warn_always(False)
 
 
 def test_scatter_reduce_backward_raises_not_implemented(torch):

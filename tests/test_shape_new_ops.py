@@ -129,7 +129,8 @@ def test_meshgrid_without_indexing_warns_once_like_torch(torch):
         gc = core.meshgrid(core.tensor(A3), core.tensor(A2))
         core.meshgrid(core.tensor(A3), core.tensor(A2))
     assert [str(x.message) for x in w] == ["torch.meshgrid: in an upcoming release, it will be required to pass "
-                                           "the indexing argument."]
+                                           "the indexing argument. (Triggered internally at "
+                                           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gt = torch.meshgrid(torch.tensor(A3), torch.tensor(A2))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .. import _warn
 from ..autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ..autograd.node import RemovableHandle
 from ..tensor import Tensor
@@ -190,7 +191,7 @@ def detach(input):
 
 # -- global flags --------------------------------------------------------------------------------------
 
-_FLAGS = {"deterministic": False, "deterministic_warn_only": False, "warn_always": False}
+_FLAGS = {"deterministic": False, "deterministic_warn_only": False}
 
 
 @export
@@ -214,13 +215,13 @@ def is_deterministic_algorithms_warn_only_enabled():
 
 @export
 def set_warn_always(b):
-    """torch.set_warn_always: records the flag."""
-    _FLAGS["warn_always"] = bool(b)
+    """torch.set_warn_always: warn-once warnings (TORCH_WARN_ONCE) warn on every call while set."""
+    _warn.set_warn_always(b)
 
 
 @export
 def is_warn_always_enabled():
-    return _FLAGS["warn_always"]
+    return _warn.FLAGS["warn_always"]
 
 
 export(is_anomaly_enabled)                  # torch.is_anomaly_enabled / is_anomaly_check_nan_enabled:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._warn import quietly
+
 __all__ = ["narrow_"]
 
 _SHIFT = np.uint64(35)
@@ -31,7 +33,7 @@ def narrow_(out, s, a, b, c, ubuf, mbuf):
     u = np.left_shift(s.view(np.uint64), _SHIFT, out=ubuf).view(np.int64)
     if _min(u) == _MID:
         _fix_ties(s, np.flatnonzero(np.equal(u, _MID, out=mbuf)), a, b, c)
-    np.copyto(out, s, casting="same_kind")
+    quietly(np.copyto, out, s, casting="same_kind")    # an overflow to inf is silent, as torch's step
     return out
 
 

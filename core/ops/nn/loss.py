@@ -565,6 +565,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       stacklevel=2)
     elif reduction != "batchmean":
         _reduction(reduction)
+    return _kl_div(input, target, reduction, log_target)
+
+
+def _kl_div(input, target, reduction, log_target):
     if log_target:
         out = target.exp() * (target - input)
     else:   # xlogy(target, target): 0 where target == 0
@@ -589,6 +593,4 @@ def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weigh
 @_torch_name
 def torch_kl_div(input, target, reduction=1, *, log_target=False):
     """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum), no batchmean and no warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return kl_div(input, target, reduction=_REDUCTION_ENUM[reduction], log_target=log_target)
+    return _kl_div(input, target, _REDUCTION_ENUM[reduction], log_target)
