@@ -17,7 +17,6 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..random import gen_or_default
 from ..tensor import Tensor
-from . import random_kernels as K
 from .registry import export
 
 _F32 = np.float32
@@ -76,32 +75,61 @@ def _serial(out_dtype, fn, *arrays):
 
 # -- sample_gamma -----------------------------------------------------------------------------------
 
-def _uniform(gen):
-    return float(K.unit(gen, 1, _dt.float64)[0])
+class _Stream:
+    """The generator's uniform doubles (random64() & (2**53 - 1), times 2**-53) and normal_distribution<double>
+    draws (Box-Muller with the generator's cached second value), read from a block of pre-drawn words.
+    close() rewinds the generator and re-draws exactly the words consumed, leaving it where ATen leaves it."""
+
+    def __init__(self, gen, hint):
+        self.gen, self.state, self.override = gen, gen._bitgen.state, gen._next_override
+        self.buf, self.pos = gen.words(hint + 64).tolist(), 0
+
+    def uniform(self):
+        pos = self.pos
+        if pos + 2 > len(self.buf):
+            self.buf += self.gen.words(len(self.buf)).tolist()
+        self.pos = pos + 2
+        return (((self.buf[pos] << 32) | self.buf[pos + 1]) & 0x1FFFFFFFFFFFFF) * 2.0 ** -53
+
+    def normal(self):
+        gen = self.gen
+        if gen._normal_double is not None:
+            value, gen._normal_double = gen._normal_double, None
+            return value
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        gen._normal_double = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self):
+        gen = self.gen
+        gen._bitgen.state = self.state
+        if self.pos:
+            gen.words(self.pos)
+        else:
+            gen._next_override = self.override
 
 
-def _normal(gen):
-    return float(K.normal_double(gen, 1)[0])
-
-
-def sample_gamma(alpha, gen, s):
-    """ATen's sample_gamma<scalar_t, double>: Marsaglia-Tsang, boosted (alpha + 1, times U^(1/alpha)) below 1."""
+def sample_gamma(alpha, st, s):
+    """ATen's sample_gamma<scalar_t, double> drawing from the _Stream st: Marsaglia-Tsang, boosted (alpha + 1,
+    times U^(1/alpha)) below 1."""
     scale = 1.0
     if alpha < 1.0:
         if alpha == 0.0:
             return 0.0
-        scale *= _pow(1 - _uniform(gen), float(s(1.0) / s(alpha)))
+        scale *= _pow(1 - st.uniform(), float(s(1.0) / s(alpha)))
         alpha = float(s(alpha) + s(1.0))
     d = float(s(alpha) - s(_THIRD_F))
     c = 1.0 / _sqrt(9.0 * d)
     while True:
         while True:
-            x = _normal(gen)
+            x = st.normal()
             y = 1.0 + c * x
             if not y <= 0:
                 break
         v = y * y * y
-        u = 1 - _uniform(gen)
+        u = 1 - st.uniform()
         xx = x * x
         if u < 1.0 - _C0331 * xx * xx:
             return scale * d * v
@@ -113,8 +141,12 @@ def gamma_np(alpha, gen):
     """_s_gamma_cpu on an ndarray: one draw per alpha in memory order, max(tiny, sample) in the dtype."""
     s = _scalar_type(alpha.dtype)
     tiny = alpha.dtype.type(np.finfo(alpha.dtype).tiny)
-    with np.errstate(all="ignore"):
-        return _serial(alpha.dtype, lambda a: max(tiny, alpha.dtype.type(sample_gamma(a, gen, s))), alpha)
+    st = _Stream(gen, 8 * alpha.size)
+    try:
+        with np.errstate(all="ignore"):
+            return _serial(alpha.dtype, lambda a: max(tiny, alpha.dtype.type(sample_gamma(a, st, s))), alpha)
+    finally:
+        st.close()
 
 
 class StandardGammaBackward0(Op):
@@ -145,8 +177,13 @@ def dirichlet_np(alpha, gen):
     """_s_dirichlet_cpu: double gammas (alpha cast to double), over their sum along the last dim (torch's
     sum order), cast to the dtype and clamped to [tiny, nexttoward(1, 0)]."""
     tiny64 = np.finfo(np.float64).tiny
+    st = _Stream(gen, 8 * alpha.size)
+    try:
+        with np.errstate(all="ignore"):
+            gamma = _serial(np.float64, lambda a: max(tiny64, sample_gamma(a, st, float)), alpha.astype(np.float64))
+    finally:
+        st.close()
     with np.errstate(all="ignore"):
-        gamma = _serial(np.float64, lambda a: max(tiny64, sample_gamma(a, gen, float)), alpha.astype(np.float64))
         total = Tensor._make(gamma).sum(-1, keepdim=True)._data
         ratio = (gamma / total).astype(alpha.dtype)
     one = alpha.dtype.type(1)
