@@ -1,7 +1,8 @@
 """torch.distributions.weibull on core.
 
 Ported from torch/distributions/weibull.py (PyTorch 2.13, BSD-3-Clause) onto core: the same
-formulas and draws, so values, samples (same seed), errors and reprs equal torch's."""
+formulas and draws, so samples from the same seed, values, errors and reprs are torch's (bit for bit
+unless a pointwise exp/log/tanh/... of core rounds a last bit differently)."""
 from __future__ import annotations
 
 
