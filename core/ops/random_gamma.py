@@ -2,7 +2,7 @@
 torch's CPU values bit for bit: ports of ATen's sample_gamma, standard_gamma_grad_one, dirichlet_grad_one
 and digamma_one (aten/src/ATen/native/Distributions.h, BSD) and of _s_gamma_cpu / _s_dirichlet_cpu /
 _standard_gamma_grad_cpu / _dirichlet_grad_cpu (Distributions.cpp). Each element is a cpu_serial_kernel
-step in memory order, drawing uniform doubles and normal_distribution<double> values (with the
+step in the (contiguous) output's order, drawing uniform doubles and normal_distribution<double> values (with the
 generator's cached second Box-Muller value) from the generator in ATen's order. Scalar math is glibc's
 (Python's math module calls it, as ATen does); `s` rounds what ATen computes in scalar_t."""
 from __future__ import annotations
@@ -41,7 +41,15 @@ def _pow(x, y):
         return float(np.power(np.float64(x), np.float64(y)))
 
 
-_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+def _libm():
+    """glibc's libm (its float logf / powf / tanf are what ATen's float kernels call)."""
+    try:
+        return ctypes.CDLL("libm.so.6")
+    except OSError:     # not glibc's soname: let ctypes look it up (runs ldconfig)
+        return ctypes.CDLL(ctypes.util.find_library("m"))
+
+
+_LIBM = _libm()
 for _name in ("logf", "powf", "tanf"):
     getattr(_LIBM, _name).restype = ctypes.c_float
     getattr(_LIBM, _name).argtypes = [ctypes.c_float] * (2 if _name == "powf" else 1)
