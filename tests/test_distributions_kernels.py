@@ -119,3 +119,13 @@ def test_explicit_generator(torch):
     alpha = torch.tensor([[0.4, 2.0, 3.0]], dtype=torch.float64)
     _exact(rg._standard_gamma(_c(alpha), generator=gc), torch._standard_gamma(alpha, generator=gt))
     _exact(rg._sample_dirichlet(_c(alpha), generator=gc), torch._sample_dirichlet(alpha, generator=gt))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gamma_uses_a_cached_normal_left_by_randn(torch, seed):
+    torch.manual_seed(seed)
+    core.manual_seed(seed)
+    _exact(core.randn(3, dtype=core.float64), torch.randn(3, dtype=torch.float64))   # odd count: one cached
+    alpha = torch.tensor([2.0, 3.0, 0.5])
+    _exact(rg._standard_gamma(_c(alpha)), torch._standard_gamma(alpha))
+    _exact(core.randn(3, dtype=core.float64), torch.randn(3, dtype=torch.float64))
