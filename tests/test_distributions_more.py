@@ -244,3 +244,11 @@ def test_kl_divergence_every_registered_pair(torch):
         if res is not None:
             _same_values(*res, rtol=1e-9, atol=1e-12)
 
+
+
+@pytest.mark.parametrize("module", ["", ".constraints", ".transforms", ".constraint_registry", ".kl"])
+def test_public_names_are_torchs(torch, module):
+    import importlib
+    c = importlib.import_module("core.distributions" + module)
+    t = importlib.import_module("torch.distributions" + module)
+    assert sorted(getattr(c, "__all__", ())) == sorted(getattr(t, "__all__", ()))
