@@ -1,52 +1,96 @@
-"""torch.distributions.Uniform."""
+"""torch.distributions.uniform on core.
+
+Ported from torch/distributions/uniform.py (PyTorch 2.13, BSD-3-Clause) onto core: the same
+formulas and draws, so samples from the same seed, values, errors and reprs are torch's (bit for bit
+unless a pointwise exp/log/tanh/... of core rounds a last bit differently)."""
 from __future__ import annotations
 
-import math
-import numbers
 
-import core
+import core as torch
+from core import nan, Tensor
+from core.distributions import constraints
+from core.distributions.distribution import Distribution
+from core.distributions.utils import broadcast_all
+from core.distributions._types import _Number, _size, Number  # noqa: F401
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+
+__all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
-    """U[low, high): rsample as low + rand * (high - low)."""
+    r"""
+    Generates uniformly distributed random samples from the half-open interval
+    ``[low, high)``.
+
+    Example::
+
+        >>> m = Uniform(torch.tensor([0.0]), torch.tensor([5.0]))
+        >>> m.sample()  # uniformly distributed in the range [0.0, 5.0)
+        >>> # xdoctest: +SKIP
+        tensor([ 2.3418])
+
+    Args:
+        low (float or Tensor): lower range (inclusive).
+        high (float or Tensor): upper range (exclusive).
+    """
+
     has_rsample = True
 
     @property
     def arg_constraints(self):
-        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
-
-    def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(core.Size() if scalar else self.low.size(), validate_args=validate_args)
+        # TODO allow (loc,scale) parameterization to allow independent constraints.
+        return {
+            "low": constraints.less_than(self.high),
+            "high": constraints.greater_than(self.low),
+        }
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return (self.high + self.low) / 2
 
     @property
-    def mode(self):
-        return math.nan * self.high
+    def mode(self) -> Tensor:
+        return nan * self.high
 
     @property
-    def stddev(self):
-        return (self.high - self.low) / 12 ** 0.5
+    def stddev(self) -> Tensor:
+        return (self.high - self.low) / 12**0.5
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         return (self.high - self.low).pow(2) / 12
 
+    def __init__(
+        self,
+        low: Tensor | float,
+        high: Tensor | float,
+        validate_args: bool | None = None,
+    ) -> None:
+        self.low, self.high = broadcast_all(low, high)
+
+        if isinstance(low, _Number) and isinstance(high, _Number):
+            batch_shape = torch.Size()
+        else:
+            batch_shape = self.low.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Uniform, _instance)
+        batch_shape = torch.Size(batch_shape)
+        new.low = self.low.expand(batch_shape)
+        new.high = self.high.expand(batch_shape)
+        super(Uniform, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @constraints.dependent_property(is_discrete=False, event_dim=0)
+    # pyrefly: ignore [bad-override]
     def support(self):
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=core.Size()):
+    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        rand = core.rand(shape, dtype=self.low.dtype)
+        rand = torch.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value):
@@ -54,15 +98,17 @@ class Uniform(Distribution):
             self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
-        return core.log(lb.mul(ub)) - core.log(self.high - self.low)
+        return torch.log(lb.mul(ub)) - torch.log(self.high - self.low)
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
 
     def icdf(self, value):
-        return value * (self.high - self.low) + self.low
+        result = value * (self.high - self.low) + self.low
+        return result
 
     def entropy(self):
-        return core.log(self.high - self.low)
+        return torch.log(self.high - self.low)

@@ -1,119 +1,241 @@
-"""torch.distributions.utils on core: broadcast_all, probs/logits conversions, lazy_property, and
-the random draws the distributions make, each through the public core function torch calls (with
-an equivalent draw where this core lacks that function, so the distribution is right even before
-the values are torch's)."""
+"""torch.distributions.utils on core.
+
+Ported from torch/distributions/utils.py (PyTorch 2.13, BSD-3-Clause) onto core: the same
+formulas and draws, so samples from the same seed, values, errors and reprs are torch's (bit for bit
+unless a pointwise exp/log/tanh/... of core rounds a last bit differently)."""
 from __future__ import annotations
 
-import functools
-import numbers
+from collections.abc import Callable, Sequence
+from functools import update_wrapper
+from typing import Any, Final, Generic, overload, TypeVar
 
-import numpy as np
-
-import core
-
-euler_constant = 0.5772156649015329
-_NP = {"torch.float16": np.float16, "torch.float32": np.float32, "torch.float64": np.float64}
-
-
-def finfo(dtype):
-    """np.finfo of a core floating dtype (eps, tiny, min, max), for torch.finfo's uses here."""
-    return np.finfo(_NP[str(dtype)])
+import core as torch
+from core.nn import functional as F
+from core import Tensor
+from core.distributions._types import _Number, _size, Number  # noqa: F401
 
 
-def broadcast_all(*values):
-    """Numbers become tensors of the first tensor's dtype (else the default dtype); then broadcast."""
-    if not all(isinstance(v, core.Tensor) or isinstance(v, numbers.Number) for v in values):
-        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects implementing "
-                         "__torch_function__.")
-    if not all(isinstance(v, core.Tensor) for v in values):
-        dtype = next((v.dtype for v in values if isinstance(v, core.Tensor)), core.get_default_dtype())
-        values = [v if isinstance(v, core.Tensor) else core.tensor(v, dtype=dtype) for v in values]
-    return core.broadcast_tensors(*values)
+def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors as ATen's expand_outplace gives it: a tensor already of the broadcast shape
+    comes back as itself (a leaf stays a leaf), the others as expanded views. (core.broadcast_tensors
+    expands every tensor; the distributions' reprs and leaves depend on this.)"""
+    shape = torch.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
 
 
-def _sum_rightmost(value, dim):
+def is_tensor_like(inp):
+    """torch.overrides.is_tensor_like: a Tensor (core has no __torch_function__ types)."""
+    return isinstance(inp, torch.Tensor)
+
+
+euler_constant: Final[float] = 0.57721566490153286060  # Euler Mascheroni Constant
+
+__all__ = [
+    "broadcast_all",
+    "logits_to_probs",
+    "clamp_probs",
+    "probs_to_logits",
+    "lazy_property",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
+
+
+# FIXME: Use (*values: *Ts) -> tuple[Tensor for T in Ts] if Mapping-Type is ever added.
+#   See https://github.com/python/typing/issues/1216#issuecomment-2126153831
+def broadcast_all(*values: Tensor | Number) -> tuple[Tensor, ...]:
+    r"""
+    Given a list of values (possibly containing numbers), returns a list where each
+    value is broadcasted based on the following rules:
+
+    - `torch.*Tensor` instances are broadcasted as per :ref:`broadcasting-semantics`.
+    - Number instances (scalars) are upcast to tensors having
+      the same size and type as the first tensor passed to `values`.  If all the
+      values are scalars, then they are upcasted to scalar Tensors.
+
+    Args:
+        values (list of `Number`, `torch.*Tensor` or objects implementing __torch_function__)
+
+    Raises:
+        ValueError: if any of the values is not a `Number` instance,
+            a `torch.*Tensor` instance, or an instance implementing __torch_function__
+    """
+    if not all(is_tensor_like(v) or isinstance(v, _Number) for v in values):
+        raise ValueError(
+            "Input arguments must all be instances of Number, "
+            "torch.Tensor or objects implementing __torch_function__."
+        )
+    if not all(is_tensor_like(v) for v in values):
+        options: dict[str, Any] = dict(dtype=torch.get_default_dtype())
+        for value in values:
+            if isinstance(value, torch.Tensor):
+                options = dict(dtype=value.dtype, device=value.device)
+                break
+        new_values = [
+            v if is_tensor_like(v) else torch.tensor(v, **options) for v in values
+        ]
+        return broadcast_tensors(*new_values)
+    return broadcast_tensors(*values)
+
+
+def _standard_normal(
+    shape: Sequence[int],
+    dtype: _dtype | None,
+    device: Device | None,
+) -> Tensor:
+    if False:
+        # [JIT WORKAROUND] lack of support for .normal_()
+        return torch.normal(
+            torch.zeros(shape, dtype=dtype, device=device),
+            torch.ones(shape, dtype=dtype, device=device),
+        )
+    return torch.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    r"""
+    Sum out ``dim`` many rightmost dimensions of a given tensor.
+
+    Args:
+        value (Tensor): A tensor of ``.dim()`` at least ``dim``.
+        dim (int): The number of rightmost dims to sum out.
+    """
     if dim == 0:
         return value
-    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+    required_shape = value.shape[:-dim] + (-1,)
+    return value.reshape(required_shape).sum(-1)
 
 
-def logits_to_probs(logits, is_binary=False):
-    return core.sigmoid(logits) if is_binary else core.softmax(logits, dim=-1)
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    r"""
+    Converts a tensor of logits into probabilities. Note that for the
+    binary case, each value denotes log odds, whereas for the
+    multi-dimensional case, the values along the last dimension denote
+    the log probabilities (possibly unnormalized) of the events.
+    """
+    if is_binary:
+        return torch.sigmoid(logits)
+    return F.softmax(logits, dim=-1)
 
 
-def clamp_probs(probs):
-    eps = float(finfo(probs.dtype).eps)
+def clamp_probs(probs: Tensor) -> Tensor:
+    """Clamps the probabilities to be in the open interval `(0, 1)`.
+
+    The probabilities would be clamped between `eps` and `1 - eps`,
+    and `eps` would be the smallest representable positive number for the input data type.
+
+    Args:
+        probs (Tensor): A tensor of probabilities.
+
+    Returns:
+        Tensor: The clamped probabilities.
+
+    Examples:
+        >>> probs = torch.tensor([0.0, 0.5, 1.0])
+        >>> clamp_probs(probs)
+        tensor([1.1921e-07, 5.0000e-01, 1.0000e+00])
+
+        >>> probs = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64)
+        >>> clamp_probs(probs)
+        tensor([2.2204e-16, 5.0000e-01, 1.0000e+00], dtype=torch.float64)
+
+    """
+    eps = torch.finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
-def probs_to_logits(probs, is_binary=False):
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    r"""
+    Converts a tensor of probabilities into logits. For the binary case,
+    this denotes the probability of occurrence of the event indexed by `1`.
+    For the multi-dimensional case, the values along the last dimension
+    denote the probabilities of occurrence of each of the events.
+    """
     ps_clamped = clamp_probs(probs)
     if is_binary:
-        return core.log(ps_clamped) - core.log1p(-ps_clamped)
-    return core.log(ps_clamped)
+        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
+    return torch.log(ps_clamped)
 
 
-def softplus(x):
-    """log(1 + exp(x)), computed stably (torch.nn.functional.softplus with beta=1, threshold=20)."""
-    return core.where(x > 20, x, core.log1p(core.exp(-x.abs())) + x.clamp(min=0))
+T = TypeVar("T", contravariant=True)
+R = TypeVar("R", covariant=True)
 
 
-def bce_with_logits(logits, target):
-    """binary_cross_entropy_with_logits(reduction='none'): (1 - y) x - log_sigmoid(x)."""
-    log_sigmoid = -softplus(-logits)
-    return (1 - target) * logits - log_sigmoid
+class lazy_property(Generic[T, R]):
+    r"""
+    Used as a decorator for lazy loading of class attributes. This uses a
+    non-data descriptor that calls the wrapped method to compute the property on
+    first call; thereafter replacing the wrapped method into an instance
+    attribute.
+    """
 
+    def __init__(self, wrapped: Callable[[T], R]) -> None:
+        self.wrapped: Callable[[T], R] = wrapped
+        update_wrapper(self, wrapped)  # type:ignore[arg-type]
 
-class lazy_property:
-    """Computed on first access (with grad enabled), then stored on the instance."""
+    @overload
+    def __get__(
+        self, instance: None, obj_type: Any = None
+    ) -> "_lazy_property_and_property[T, R]": ...
 
-    def __init__(self, wrapped):
-        self.wrapped = wrapped
-        functools.update_wrapper(self, wrapped)
+    @overload
+    def __get__(self, instance: T, obj_type: Any = None) -> R: ...
 
-    def __get__(self, instance, obj_type=None):
+    def __get__(
+        self, instance: T | None, obj_type: Any = None
+    ) -> "R | _lazy_property_and_property[T, R]":
         if instance is None:
-            return self
-        with core.enable_grad():
+            return _lazy_property_and_property(self.wrapped)
+        with torch.enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
 
 
-def _method(t, name):
-    """t.<name> if this core's Tensor has it (the random in-place methods come from the rng branch)."""
-    return getattr(t, name, None)
+class _lazy_property_and_property(lazy_property[T, R], property):
+    """We want lazy properties to look like multiple things.
+
+    * property when Sphinx autodoc looks
+    * lazy_property when Distribution validate_args looks
+    """
+
+    def __init__(self, wrapped: Callable[[T], R]) -> None:
+        property.__init__(self, wrapped)
 
 
-def _standard_normal(shape, dtype, device=None):
-    """torch: empty(shape).normal_()."""
-    t = core.empty(shape, dtype=dtype)
-    normal_ = _method(t, "normal_")
-    return normal_() if normal_ is not None else core.randn(shape, dtype=dtype)
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    r"""
+    Convert a `D x D` matrix or a batch of matrices into a (batched) vector
+    which comprises of lower triangular elements from the matrix in row order.
+    """
+    n = mat.shape[-1]
+    if not False and (diag < -n or diag >= n):
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    arange = torch.arange(n, device=mat.device)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    vec = mat[..., tril_mask]
+    return vec
 
 
-def _standard_exponential(shape, dtype):
-    """torch: rate.new(shape).exponential_()."""
-    t = core.empty(shape, dtype=dtype)
-    exponential_ = _method(t, "exponential_")
-    if exponential_ is not None:
-        return exponential_()
-    return -core.log1p(-core.rand(shape, dtype=dtype))
-
-
-def _bernoulli(probs):
-    """torch.bernoulli(probs)."""
-    fn = getattr(core, "bernoulli", None)
-    if fn is not None:
-        return fn(probs)
-    return (core.rand(tuple(probs.shape), dtype=probs.dtype) < probs).to(probs.dtype)
-
-
-def _multinomial_replacement(probs_2d, n):
-    """torch.multinomial(probs_2d, n, True): (rows, n) int64 category indices."""
-    fn = getattr(core, "multinomial", None)
-    if fn is not None:
-        return fn(probs_2d, n, True)
-    cdf = (probs_2d / probs_2d.sum(-1, keepdim=True)).cumsum(-1).contiguous()
-    u = core.rand(probs_2d.shape[0], n, dtype=probs_2d.dtype).contiguous()
-    return core.searchsorted(cdf, u, right=True).clamp(max=probs_2d.shape[-1] - 1)
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    r"""
+    Convert a vector or a batch of vectors into a batched `D x D`
+    lower triangular matrix containing elements from the vector in row order.
+    """
+    # +ve root of D**2 + (1+2*diag)*D - |diag| * (diag+1) - 2*vec.shape[-1] = 0
+    n = (
+        -(1 + 2 * diag)
+        + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5
+    ) / 2
+    eps = torch.finfo(vec.dtype).eps
+    if not False and (round(n) - n > eps):
+        raise ValueError(
+            f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+            + "the lower triangular part of a square D x D matrix."
+        )
+    n = round(n.item()) if isinstance(n, torch.Tensor) else round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + torch.Size((n, n)))
+    arange = torch.arange(n, device=vec.device)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    mat[..., tril_mask] = vec
+    return mat

@@ -486,7 +486,8 @@ FAMILIES = {
         ('poisson', 'random', "torch.poisson(rates): one Poisson draw per rate, as ATen's sample_poisson.", (), None, None, True, {'cli_example': "tensorcli poisson '[0.5,2,10]' --explain"}, False),
         ('binomial', 'random', "torch.binomial(count, prob): one Binomial(count, prob) draw per element, as ATen's CPU kernel", (), None, None, False, {'cli_reason': 'draws from the generator: call torch.binomial after torch.manual_seed in an expression'}, False),
     ], "functions": ['rand', 'randn', 'randint', 'randperm', 'rand_like', 'randn_like', 'randint_like', 'normal',
-                     'bernoulli', 'multinomial', 'poisson', 'binomial'],
+                     'bernoulli', 'multinomial', 'poisson', 'binomial', '_standard_gamma', '_sample_dirichlet',
+                     '_standard_gamma_grad', '_dirichlet_grad'],
     "methods": ['uniform_', 'normal_', 'random_', 'exponential_', 'geometric_', 'log_normal_', 'cauchy_',
                 'bernoulli_', 'bernoulli', 'multinomial']},
     'core.ops.nn': {"ops": [

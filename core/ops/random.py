@@ -594,3 +594,4 @@ def bernoulli_mask(shape, p, dtype=None, generator=None):
     t = _empty((tuple(shape),), dt, dt, "bernoulli_mask")
     return bernoulli_(t, p, generator=generator)
 
+from . import random_gamma  # noqa: E402,F401
