@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import importlib as _importlib
+import os as _os
 import sys as _sys
 import warnings as _warnings
 
@@ -76,16 +77,25 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
+    """ATen's expand_outplace: a tensor already of the broadcast shape comes back as itself (a leaf stays a
+    leaf), the others as expanded views."""
     shape = broadcast_shapes(*[t.shape for t in tensors])
-    return tuple(t.expand(shape) for t in tensors)
+    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
+
+
+_NUM_THREADS = [len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else (_os.cpu_count() or 1)]
 
 
 def set_num_threads(n):
-    pass
+    """torch.set_num_threads: recorded (core's kernels are NumPy's); torch's check on the value."""
+    if not isinstance(n, _builtins.int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _NUM_THREADS[0] = n
 
 
 def get_num_threads():
-    return 1
+    """torch.get_num_threads: the cores this process may use, until set_num_threads."""
+    return _NUM_THREADS[0]
 
 
 def is_grad_enabled_():  # pragma: no cover - alias kept private

@@ -46,3 +46,30 @@ FRESH = [lambda L: L.randn(3), lambda L: L.rand(2), lambda L: L.randint(0, 5, (3
 @pytest.mark.parametrize("make", FRESH)
 def test_a_fresh_random_tensor_is_at_version_0(torch, make):
     assert make(core)._version == make(torch)._version
+
+
+@pytest.mark.parametrize("view", [lambda r: r, lambda r: r.t(), lambda r: r[:, :1].expand(3, 4), lambda r: r[::2]])
+def test_poisson_of_any_layout_draws_in_the_outputs_order(torch, view):
+    res = []
+    for L in (core, torch):
+        L.manual_seed(3)
+        res.append(L.poisson(view(L.arange(1.0, 13.0).reshape(3, 4) * 1.5)))
+    assert_same(res[0], res[1])
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself(torch):
+    for L in (core, torch):
+        a, b = L.ones(2, 3, requires_grad=True), L.ones(3)
+        r = L.broadcast_tensors(a, b)
+        assert r[0] is a and r[1] is not b and r[1].shape == a.shape
+
+
+def test_num_threads_default_to_the_usable_cores_and_are_checked(torch):
+    import os
+    assert core.get_num_threads() == len(os.sched_getaffinity(0))   # torch's default (the fixture set torch's to 1)
+    same_error(lambda: core.set_num_threads(0), lambda: torch.set_num_threads(0))
+    core.set_num_threads(1)
+    try:
+        assert core.get_num_threads() == 1
+    finally:
+        core.set_num_threads(len(os.sched_getaffinity(0)))

@@ -10,7 +10,7 @@ import core as torch
 from core import nan, Tensor
 from core.distributions import constraints
 from core.distributions.distribution import Distribution
-from core.distributions.utils import broadcast_tensors as _broadcast_tensors
+from core import broadcast_tensors as _broadcast_tensors
 from core.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
 
 

@@ -12,7 +12,7 @@ from core import Tensor
 from core.distributions import constraints
 from core.distributions.distribution import Distribution
 from core.distributions.multivariate_normal import _batch_mahalanobis, _batch_mv
-from core.distributions.utils import broadcast_tensors as _broadcast_tensors
+from core import broadcast_tensors as _broadcast_tensors
 from core.distributions.utils import _standard_normal, lazy_property
 from core.distributions._types import _Number, _size, Number  # noqa: F401
 

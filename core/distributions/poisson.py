@@ -76,7 +76,7 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
-            return torch.poisson(self.rate.expand(shape).contiguous())  # core.poisson walks an expanded input in the wrong order
+            return torch.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

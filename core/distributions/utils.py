@@ -15,14 +15,6 @@ from core import Tensor
 from core.distributions._types import _Number, _size, Number  # noqa: F401
 
 
-def broadcast_tensors(*tensors):
-    """torch.broadcast_tensors as ATen's expand_outplace gives it: a tensor already of the broadcast shape
-    comes back as itself (a leaf stays a leaf), the others as expanded views. (core.broadcast_tensors
-    expands every tensor; the distributions' reprs and leaves depend on this.)"""
-    shape = torch.broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
-
-
 def is_tensor_like(inp):
     """torch.overrides.is_tensor_like: a Tensor (core has no __torch_function__ types)."""
     return isinstance(inp, torch.Tensor)
@@ -74,8 +66,8 @@ def broadcast_all(*values: Tensor | Number) -> tuple[Tensor, ...]:
         new_values = [
             v if is_tensor_like(v) else torch.tensor(v, **options) for v in values
         ]
-        return broadcast_tensors(*new_values)
-    return broadcast_tensors(*values)
+        return torch.broadcast_tensors(*new_values)
+    return torch.broadcast_tensors(*values)
 
 
 def _standard_normal(

@@ -563,11 +563,9 @@ def poisson(input, generator=None):
         raise _not_implemented("poisson_cpu", input.dtype)
     if input._data.size and (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    gen = gen_or_default(generator)
-    src = _memory_order(input._data)
-    res = Tensor._make(np.zeros(input._data.shape, input._data.dtype))
-    _memory_order(res._data)[...] = K.poisson(gen, np.ascontiguousarray(src)).reshape(src.shape)
-    return res
+    gen = gen_or_default(generator)     # a contiguous output, drawn in its C order whatever input's layout
+    src = np.ascontiguousarray(input._data)
+    return Tensor._make(K.poisson(gen, src).reshape(src.shape).astype(src.dtype, copy=False))
 
 
 @register(category="random", cli_reason="draws from the generator: call torch.binomial after torch.manual_seed "
