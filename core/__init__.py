@@ -17,6 +17,8 @@ from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, promote_types, set_default_dtype, uint8)
 from .tensor import Size, Tensor, device
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
+                            preserve_format, sparse_coo, strided)
 from .device import get_default_device, set_default_device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
@@ -98,7 +100,7 @@ def __getattr__(name):
         globals().update(save=serialization.save, load=serialization.load)
         return globals()[name]
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg", "special", "signal", "masked", "serialization"):
+                "functional", "linalg", "special", "signal", "masked", "serialization", "testing"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
