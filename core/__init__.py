@@ -30,6 +30,9 @@ from .creation import Generator, default_generator
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .type_info import finfo, iinfo
+from ._settings import (compiled_with_cxx11_abi, get_float32_matmul_precision, get_num_interop_threads, has_lapack,
+                        has_mkl, has_openmp, has_spectral, set_default_tensor_type, set_float32_matmul_precision,
+                        set_flush_denormal, set_num_interop_threads)
 from .ops.registry import FUNCTIONS as _FUNCTIONS, LAZY as _LAZY, OPS as _OPS, load_family as _load_family
 from ._bind import bind as _bind_tensor
 
@@ -94,13 +97,27 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
     return is_grad_enabled()
 
 
+# torch's deprecated build flags: a UserWarning naming the replacement, then its value
+_DEPRECATED_FLAGS = {"has_mps": ("backends.mps", "is_built"), "has_cuda": ("backends.cuda", "is_built"),
+                     "has_cudnn": ("backends.cudnn", "is_available"), "has_mkldnn": ("backends.mkldnn", "is_available")}
+
+
 def __getattr__(name):
+    if name in _DEPRECATED_FLAGS:
+        where, fn = _DEPRECATED_FLAGS[name]
+        _warnings.warn(f"'{name}' is deprecated, please use 'torch.{where}.{fn}()'", stacklevel=2)
+        return getattr(_importlib.import_module(f"{__name__}.{where}"), fn)()
+    if name == "compile":   # torch.compile (core/_compile.py): imports nn, so on first use
+        from ._compile import compile
+        globals()["compile"] = compile
+        return compile
     if name in ("save", "load"):    # torch.save / torch.load (core/serialization.py): imported on first use
         from . import serialization
         globals().update(save=serialization.save, load=serialization.load)
         return globals()[name]
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg", "special", "signal", "masked", "serialization", "testing"):
+                "functional", "linalg", "special", "signal", "masked", "serialization", "testing", "jit",
+                "func", "amp", "cpu"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
