@@ -27,6 +27,8 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from . import creation as _creation
 from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled)
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .type_info import finfo, iinfo

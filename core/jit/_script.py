@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 from ..nn.module import Module
+
+
+def _deprecated(name, use="`torch.compile` or `torch.export`"):
+    """torch 2.13's DeprecationWarning on every TorchScript entry point."""
+    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to {use}.", DeprecationWarning, stacklevel=3)
 
 
 class ScriptModule(Module):
@@ -92,6 +98,7 @@ ScriptFunction.__module__, ScriptFunction.__qualname__ = "torch.jit", "torch.jit
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """A Module -> RecursiveScriptModule, a function -> ScriptFunction (no TorchScript compilation: code
     TorchScript rejects runs here; classes are not supported)."""
+    _deprecated("script")
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, Module):
@@ -108,6 +115,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
           _store_inputs=True):
     """Run func once on the example inputs (as torch's tracer does), then return a wrapper that runs it
     eagerly on any input (no recorded graph: data-dependent control flow is not frozen)."""
+    _deprecated("trace")
     if example_inputs is None and example_kwarg_inputs is None:
         raise TypeError("'NoneType' object is not iterable")
     args = example_inputs if isinstance(example_inputs, tuple) else (() if example_inputs is None else
@@ -125,16 +133,20 @@ def _unsupported(what):
 
 def save(m, f, _extra_files=None):
     """Not supported: raises NotImplementedError."""
+    _deprecated("save", "`torch.export`")
     _unsupported("save")
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     """Not supported: raises NotImplementedError."""
+    _deprecated("load", "`torch.export`")
     _unsupported("load")
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """The module itself, in eval mode (torch freezes a scripted module in eval mode)."""
+    warnings.warn("`torch.jit.freeze` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=2)
     if mod.training:
         raise RuntimeError("Freezing is currently only implemented for modules in eval mode. Please call .eval() "
                            "on your module before freezing.")
