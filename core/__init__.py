@@ -162,7 +162,7 @@ _TORCH_SUBMODULES = (
     "optim.adam", "optim.adamax", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer",
     "optim.radam", "optim.rmsprop", "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data",
     "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
-    "serialization")
+    "serialization", "amp", "amp.autocast_mode", "amp.grad_scaler", "cpu", "cpu.amp", "func", "jit", "testing")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 
