@@ -27,6 +27,7 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from . import creation as _creation
 from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
+from .amp.autocast_mode import bfloat16  # a stand-in: autocast's dtype name; tensors of it raise TypeError
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
                                 is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled)
 from . import return_types
@@ -113,6 +114,9 @@ def __getattr__(name):
         from ._compile import compile
         globals()["compile"] = compile
         return compile
+    if name == "vmap":      # torch.vmap is torch.func.vmap
+        globals()["vmap"] = _importlib.import_module(f"{__name__}.func").vmap
+        return globals()["vmap"]
     if name in ("save", "load"):    # torch.save / torch.load (core/serialization.py): imported on first use
         from . import serialization
         globals().update(save=serialization.save, load=serialization.load)
