@@ -117,7 +117,7 @@ def suggest(arr):
 
 
 def laid_out(arr, fmt):
-    """A copy of arr (same shape and values) with fmt's strides: preserve_format keeps a dense
+    """A new array (never a view of arr) (same shape and values) with fmt's strides: preserve_format keeps a dense
     input's strides (else suggest's format), channels_last(_3d) need rank 4 (5): torch's RuntimeError."""
     if fmt is preserve_format:
         return np.array(arr, order="K", copy=True) if _dense(arr) else laid_out(arr, suggest(arr))
@@ -125,8 +125,8 @@ def laid_out(arr, fmt):
         rank, _, perm = _CHANNELS_LAST[fmt]
         if arr.ndim != rank:
             raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-        return np.ascontiguousarray(arr.transpose(perm)).transpose(np.argsort(perm))
-    return np.ascontiguousarray(arr)
+        return np.array(arr.transpose(perm), order="C").transpose(np.argsort(perm))
+    return np.array(arr, order="C")
 
 
 def _dense(arr):
