@@ -147,6 +147,9 @@ __all__ = sorted(set(_FUNCTIONS) | {
     "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "autograd", "nn",
     "set_printoptions", "get_printoptions", "Generator", "return_types", "set_num_threads", "get_num_threads",
+    "memory_format", "layout", "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_num_interop_threads",
+    "get_num_interop_threads", "set_default_tensor_type", "set_flush_denormal", "compile", "vmap",
 })
 
 
