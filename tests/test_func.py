@@ -75,6 +75,13 @@ CASES = {
     "jacfwd_argnums": lambda m, F: F.jacfwd(lambda x, y: x * y.sin(), argnums=1)(m.tensor(X), m.tensor(X)),
     "hessian": lambda m, F: F.hessian(lambda x: x.pow(3).sum())(m.tensor(X)),
     "hessian_cross": lambda m, F: F.hessian(lambda x: (x[0] * x[1].exp() + x.sin().prod()))(m.tensor(X)),
+    "jvp": lambda m, F: F.jvp(lambda v: v.sin() * v, (m.tensor(X),), (m.ones(3),)),
+    "jvp_two": lambda m, F: F.jvp(lambda a, b: (a * b, (a + b).sum()), (m.tensor(X), m.tensor(X) * 2),
+                                  (m.ones(3), m.tensor([1., 0., -1.]))),
+    "jvp_aux": lambda m, F: F.jvp(lambda v: (v.exp(), v.sum()), (m.tensor(X),), (m.ones(3),), has_aux=True),
+    "jvp_not_tuple": lambda m, F: F.jvp(lambda v: v, m.tensor(X), (m.ones(3),)),
+    "jvp_constant": lambda m, F: F.jvp(lambda v: m.ones(2), (m.tensor(X),), (m.ones(3),)),
+    "functionalize": lambda m, F: F.functionalize(lambda v: v.mul_(2) + 1)(m.tensor(X)),
     "vmap_dot": lambda m, F: F.vmap(m.dot)(m.ones(2, 3), m.arange(6.).reshape(2, 3)),
     "vmap_in_dims_none": lambda m, F: F.vmap(lambda a, b: a * b, in_dims=(0, None))(m.arange(6.).reshape(2, 3),
                                                                                     m.tensor(X)),
@@ -200,3 +207,23 @@ def test_functional_call_tied_weights_as_torch(torch):
                 _run(lambda: m.func.functional_call(net, {"0.weight": w, "1.weight": w * 2}, (x,),
                                                     tie_weights=False))]
     assert run(core) == run(torch)
+
+
+def test_model_ensembling_as_torch(torch):
+    """torch.func's ensembling recipe: stack_module_state, then vmap over functional_call."""
+    import torch.func as tfunc
+
+    def run(m, F):
+        m.manual_seed(0)
+        models = [m.nn.Linear(3, 2) for _ in range(4)]
+        params, buffers = F.stack_module_state(models)
+        base = m.nn.Linear(3, 2)
+        out = F.vmap(lambda p, b, x: F.functional_call(base, (p, b), (x,)), in_dims=(0, 0, None))(
+            params, buffers, m.arange(15.).reshape(5, 3))
+        out.sum().backward()
+        return ({k: (tuple(v.shape), v.is_leaf, v.requires_grad) for k, v in params.items()}, buffers,
+                _describe(out), params["weight"].grad.tolist(),
+                [_run(lambda ms=ms: F.stack_module_state(ms)) for ms in
+                 ([], [m.nn.Linear(1, 1), m.nn.ReLU()], [m.nn.Linear(1, 1), m.nn.Linear(1, 1).eval()])])
+    c, t = run(core, core.func), run(torch, tfunc)
+    _close(list(c), list(t))

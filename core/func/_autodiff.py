@@ -123,6 +123,37 @@ def vjp(func, *primals, has_aux=False):
     return (value, vjp_fn, _plain(aux, keep)) if has_aux else (value, vjp_fn)
 
 
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """torch.func.jvp: (func(*primals), J @ tangents) (with aux), J @ v computed by differentiating the
+    vector-Jacobian product once more (reverse mode twice; torch uses forward mode: same values)."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+                           "valid to call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
+                           f"Got primals with structure {primals} and tangents with structure {tangents}")
+    with enable_grad():
+        args, diff, keep = _prepare(primals, tuple(range(len(primals))))
+        out, aux = _split_aux(func(*args), has_aux, "jvp")
+        out_leaves, out_spec = _tree.flatten(out)
+        flat = [x for leaves, _ in diff for x in leaves]
+        flat_t = [t for tan in tangents for t in _tree.flatten(tan)[0]]
+        dummies = [zeros_like(o).requires_grad_() for o in out_leaves]
+        live = [(o, u) for o, u in zip(out_leaves, dummies) if o.requires_grad]
+        if live:
+            vjps = autograd.grad([o for o, _ in live], flat, [u for _, u in live], create_graph=True,
+                                 allow_unused=True)
+            pairs = [(g, t) for g, t in zip(vjps, flat_t) if g is not None]
+            jv = autograd.grad([g for g, _ in pairs], dummies, [t for _, t in pairs], create_graph=keep,
+                               allow_unused=True) if pairs else [None] * len(dummies)
+        else:
+            jv = [None] * len(dummies)
+        jv = [zeros_like(o) if j is None else j for o, j in zip(out_leaves, jv)]
+    value, tangent_out = _plain(out, keep), _plain(_tree.unflatten(out_spec, jv), keep)
+    return (value, tangent_out, _plain(aux, keep)) if has_aux else (value, tangent_out)
+
+
 def _jacobian_rows(out, inputs, keep):
     """d out / d each input, shaped out.shape + input.shape (one backward per output element)."""
     rows = [[] for _ in inputs]

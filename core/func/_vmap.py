@@ -6,7 +6,9 @@ randomness: "error" raises torch's RuntimeError when the function draws from the
 (its state is restored first, as torch raises before drawing); "same" rewinds the generator for every
 element (each sees the draws one unbatched call makes); "different" draws element after element, which
 is torch's batched draw for uniform-type samplers but not always for normal ones (torch's vectorised
-normal path orders the draws differently). chunk_size is accepted and ignored (same results)."""
+normal path orders the draws differently). chunk_size is accepted and ignored (same results). An output that
+requires grad has grad_fn StackBackward0 (torch's: the batched op's own, e.g. AddBackward0); gradients
+through it are the same."""
 from __future__ import annotations
 
 import functools
