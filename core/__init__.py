@@ -18,6 +18,8 @@ from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, promote_types, set_default_dtype, uint8)
 from .tensor import Size, Tensor, device
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
+                            preserve_format, sparse_coo, strided)
 from .device import get_default_device, set_default_device
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                  no_grad, set_grad_enabled)
@@ -26,9 +28,15 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from . import creation as _creation
 from .ops import families as _families  # noqa: F401
 from .creation import Generator, default_generator
+from .amp.autocast_mode import bfloat16  # a stand-in: autocast's dtype name; tensors of it raise TypeError
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled)
 from . import return_types
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .type_info import finfo, iinfo
+from ._settings import (compiled_with_cxx11_abi, get_float32_matmul_precision, get_num_interop_threads, has_lapack,
+                        has_mkl, has_openmp, has_spectral, set_default_tensor_type, set_float32_matmul_precision,
+                        set_flush_denormal, set_num_interop_threads)
 from .ops.registry import FUNCTIONS as _FUNCTIONS, LAZY as _LAZY, OPS as _OPS, load_family as _load_family
 from ._bind import bind as _bind_tensor
 
@@ -102,13 +110,30 @@ def is_grad_enabled_():  # pragma: no cover - alias kept private
     return is_grad_enabled()
 
 
+# torch's deprecated build flags: a UserWarning naming the replacement, then its value
+_DEPRECATED_FLAGS = {"has_mps": ("backends.mps", "is_built"), "has_cuda": ("backends.cuda", "is_built"),
+                     "has_cudnn": ("backends.cudnn", "is_available"), "has_mkldnn": ("backends.mkldnn", "is_available")}
+
+
 def __getattr__(name):
+    if name in _DEPRECATED_FLAGS:
+        where, fn = _DEPRECATED_FLAGS[name]
+        _warnings.warn(f"'{name}' is deprecated, please use 'torch.{where}.{fn}()'", stacklevel=2)
+        return getattr(_importlib.import_module(f"{__name__}.{where}"), fn)()
+    if name == "compile":   # torch.compile (core/_compile.py): imports nn, so on first use
+        from ._compile import compile
+        globals()["compile"] = compile
+        return compile
+    if name == "vmap":      # torch.vmap is torch.func.vmap
+        globals()["vmap"] = _importlib.import_module(f"{__name__}.func").vmap
+        return globals()["vmap"]
     if name in ("save", "load"):    # torch.save / torch.load (core/serialization.py): imported on first use
         from . import serialization
         globals().update(save=serialization.save, load=serialization.load)
         return globals()[name]
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
-                "functional", "linalg", "special", "signal", "masked", "serialization"):
+                "functional", "linalg", "special", "signal", "masked", "serialization", "testing", "jit",
+                "func", "amp", "cpu"):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -132,6 +157,9 @@ __all__ = sorted(set(_FUNCTIONS) | {
     "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "autograd", "nn",
     "set_printoptions", "get_printoptions", "Generator", "return_types", "set_num_threads", "get_num_threads",
+    "memory_format", "layout", "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_num_interop_threads",
+    "get_num_interop_threads", "set_default_tensor_type", "set_flush_denormal", "compile", "vmap",
 })
 
 
@@ -166,7 +194,7 @@ _TORCH_SUBMODULES = (
     "optim.adam", "optim.adamax", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer",
     "optim.radam", "optim.rmsprop", "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data",
     "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
-    "serialization")
+    "serialization", "amp", "amp.autocast_mode", "amp.grad_scaler", "cpu", "cpu.amp", "func", "jit", "testing")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 

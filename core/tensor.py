@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _copy
 from . import dtypes as _dt
+from . import _memory_format as _mf
 from ._warn import warn_aten
 from ._grad_mode import STATE
 from ._tensor_str import format_tensor
@@ -142,7 +143,10 @@ class Tensor:
         return st[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None):
-        return bool(self._data.flags.c_contiguous)
+        """Plain C-contiguity, or channels_last(_3d) strides when asked (torch's size-1 dims rule)."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _mf.is_contiguous(self._data, _mf.check(memory_format, "is_contiguous"))
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
@@ -164,7 +168,7 @@ class Tensor:
     is_sparse = False
     is_quantized = False
     is_meta = False
-    layout = "torch.strided"
+    layout = _mf.strided
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
