@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from . import _memory_format as _mf
 from . import dtypes as _dt
 from ._warn import warn_aten
 from .ops.registry import export
@@ -363,41 +364,47 @@ def _fill(shape, value, npdt):
             else np.full(shape, np.int64(value)).astype(npdt)
 
 
-def _like(t, dtype, requires_grad, fill, device=None):
-    """A new tensor shaped like t; like PyTorch's preserve_format, a dense t's strides are kept.
-    The default device does not apply (the result is on t's device unless `device=` is given)."""
+def _like(t, dtype, requires_grad, fill, device=None, memory_format=None):
+    """A new tensor shaped like t, laid out in memory_format; with preserve_format (the default), a dense t's
+    strides are kept and another t gets its suggested format. The default device does not apply (the result
+    is on t's device unless `device=` is given)."""
     if device is not None:
         check_device(device, alloc="empty_strided")
     dt = _dt.as_dtype(dtype) if dtype is not None else t.dtype
     r = _factory((t._data.shape,), dt, dt, requires_grad, fill, device=_CPU)
     src = t._data
-    if not src.flags.c_contiguous and src.ndim > 1 and _dense(src):
+    fmt = _mf.check(memory_format, "empty_like") if memory_format is not None else _mf.preserve_format
+    if fmt is _mf.preserve_format and not src.flags.c_contiguous and src.ndim > 1 and _dense(src):
         kept = np.empty_like(src, dtype=dt.np)   # order='K' copies src's layout
         kept[...] = r._data
         r._data = kept
+    elif fmt is _mf.preserve_format and src.ndim > 1 and not _dense(src):
+        r._data = _mf.laid_out(r._data, _mf.suggest(src))
+    elif fmt is not _mf.preserve_format:
+        r._data = _mf.laid_out(r._data, fmt)
     return r
 
 
 @export
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.zeros, device)
+    return _like(input, dtype, requires_grad, np.zeros, device, memory_format)
 
 
 @export
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.ones, device)
+    return _like(input, dtype, requires_grad, np.ones, device, memory_format)
 
 
 @export
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _like(input, dtype, requires_grad, np.zeros, device)
+    return _like(input, dtype, requires_grad, np.zeros, device, memory_format)
 
 
 @export
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Tensor shaped like input filled with fill_value, in input's dtype unless dtype is given."""
     fill_value = _fill_scalar(fill_value, "full_like")
-    return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d), device)
+    return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d), device, memory_format)
 
 
 @export

@@ -60,6 +60,8 @@ def to_core(x, torch):
         if name not in CORE_DTYPES:
             raise Unsupported(f"dtype {name}")
         return getattr(core, name if name != "bool" else "bool")
+    if isinstance(x, (torch.memory_format, torch.layout)):   # torch.channels_last -> core.channels_last
+        return getattr(core, str(x).split(".")[1])
     if isinstance(x, torch.Size):
         return core.Size(x)
     if isinstance(x, torch.device):

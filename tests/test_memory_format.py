@@ -110,14 +110,7 @@ def test_suggest_as_torch_empty_like(torch):
 
 # -- the ops that take memory_format= ------------------------------------------------------------
 # They live in views.py (contiguous), pointwise/fill_copy.py (clone), conversion.py (to), creation.py
-# (*_like) and nn/module.py (Module.to), which call core._memory_format once the lead applies this
-# branch's patch (see the s13-api report); until then these tests skip.
-
-def _wired():
-    return core.ones(2, 3, 2, 2).contiguous(memory_format=core.channels_last).stride() == (12, 1, 6, 3)
-
-
-wired = pytest.mark.skipif(not _wired(), reason="memory_format= not yet routed to core._memory_format")
+# (*_like) and nn/module.py (Module.to), each calling core._memory_format.
 
 OPS = {
     "contiguous_cl": lambda m, x: x.contiguous(memory_format=m.channels_last),
@@ -139,7 +132,6 @@ OPS = {
 }
 
 
-@wired
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_memory_format_ops_as_torch(torch, op):
     c_views, t_views = _views(core), _views(torch)
@@ -153,7 +145,6 @@ def test_memory_format_ops_as_torch(torch, op):
         assert run(core, c_views[key]) == run(torch, t_views[key]), key
 
 
-@wired
 def test_memory_format_autograd_as_torch(torch):
     def run(m):
         x = m.arange(24.).reshape(1, 2, 3, 4).requires_grad_()
@@ -168,7 +159,6 @@ def test_memory_format_autograd_as_torch(torch):
     assert run(core) == run(torch)
 
 
-@wired
 def test_module_to_channels_last_as_torch(torch):
     def run(m):
         m.manual_seed(0)
@@ -180,7 +170,6 @@ def test_module_to_channels_last_as_torch(torch):
     assert run(core) == run(torch)
 
 
-@wired
 def test_memory_format_argument_errors_as_torch(torch):
     for fn in (lambda m: m.ones(2, 3).contiguous(memory_format="channels_last"),
                lambda m: m.ones(2, 3).clone(memory_format=1), lambda m: m.ones(2, 3).to(memory_format=m.channels_last),

@@ -546,7 +546,11 @@ class Module:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
 
+        fmt = kwargs.get("memory_format")
+
         def convert(t):
+            if fmt is not None and t.dim() in (4, 5):   # torch: only 4-D / 5-D tensors change layout
+                return t.to(dtype if t.is_floating_point() else None, memory_format=fmt)
             return t.to(dtype) if (dtype is not None and t.is_floating_point()) else t
         return self._apply(convert)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _memory_format as _mf
 from .. import _methods
 from .. import dtypes as _dt
 from ..creation import _array_from_data, _check_alloc, empty, full, ones, tensor, zeros
@@ -37,7 +38,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
                         f"'{next(iter(kwargs))}'")
@@ -56,18 +57,27 @@ def _parse_to(args, kwargs):
         non_blocking = rest.pop(0)
     if rest:
         copy = rest.pop(0)
-    return device, dtype, bool(copy)
+    return device, dtype, bool(copy), memory_format
 
 
 @_methods.method("to")
 def to(self, *args, **kwargs):
     """Tensor.to(dtype) / to(device, dtype) / to(other); copy=False returns self when nothing changes."""
-    device, dtype, copy = _parse_to(args, kwargs)
+    device, dtype, copy, memory_format = _parse_to(args, kwargs)
     if device is not None:
         check_device(device)
+    fmt = _mf.check(memory_format, "to") if memory_format is not None else _mf.preserve_format
+    if fmt is not _mf.preserve_format and not copy and (dtype is None or _dt.as_dtype(dtype) is self.dtype) \
+            and _mf.suggest(self._data) is not fmt:
+        r = _to_dtype(self, self.dtype)      # torch's _to_copy (ToCopyBackward0), in the asked layout
+        r._data = _mf.laid_out(r._data, fmt)
+        return r
     if dtype is None or _dt.as_dtype(dtype) is self.dtype:
         return self.clone() if copy else self
-    return _to_dtype(self, _dt.as_dtype(dtype))
+    r = _to_dtype(self, _dt.as_dtype(dtype))
+    if fmt is not _mf.preserve_format:
+        r._data = _mf.laid_out(r._data, fmt)
+    return r
 
 
 @_methods.method("type")

@@ -174,7 +174,7 @@ FAMILIES = {
         ('expand', 'shape', 'Broadcast size-1 dims to larger sizes without copying (-1 keeps a dim).', ('expand',), None, 'view', True, {'cli_example': "tensorcli expand '[[1],[2]]' --sizes 2,3 --explain"}, True),
         ('expand_as', 'shape', "expand to other's shape.", ('expand_as',), None, None, True, {'cli_example': "tensorcli expand-as '[[1],[2]]' --other '[[0,0,0],[0,0,0]]' --explain"}, False),
         ('broadcast_to', 'shape', 'Broadcast to a shape (same as expand).', ('broadcast_to',), None, 'view', True, {'cli_example': "tensorcli broadcast-to '[1,2,3]' --size 2,3"}, True),
-        ('contiguous', 'shape', 'self if already contiguous, else a contiguous copy.', ('contiguous',), None, None, True, {'cli_example': "tensorcli contiguous '[[1,2],[3,4]]' --explain"}, False),
+        ('contiguous', 'shape', 'self if already contiguous in memory_format (default torch.contiguous_format), else a copy laid out', ('contiguous',), None, None, True, {'cli_example': "tensorcli contiguous '[[1,2],[3,4]]' --explain"}, False),
         ('unfold', 'shape', 'All windows of `size` elements with stride `step` along dimension, as a new last dim (a view).', ('unfold',), None, 'view', True, {'cli_example': "tensorcli unfold '[1,2,3,4,5]' --dimension 0 --size 2 --step 1 --explain", 'cli_params': {'size': 'int'}}, True),
         ('as_strided', 'shape', "A view of input's storage with the given sizes, strides and offset (in elements).", ('as_strided',), 'as_strided_', 'view', True, {'cli_example': "tensorcli as-strided '[[1,2,3],[4,5,6]]' --size 2,2 --stride 1,2"}, True),
     ], "functions": ['view', 'reshape', 'ravel', 'flatten', 'unflatten', 'expand', 'broadcast_to', 'contiguous',

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _memory_format as _mf
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
@@ -33,8 +34,10 @@ def _to_dtype(t, dt):
 
 class CloneBackward0(Op):
     @staticmethod
-    def forward(ctx, a):
-        return a._data.copy(order="K")   # preserve_format: a dense input keeps its strides
+    def forward(ctx, a, memory_format=None):
+        if memory_format is None or memory_format is _mf.preserve_format:
+            return a._data.copy(order="K")   # preserve_format: a dense input keeps its strides
+        return _mf.laid_out(a._data, memory_format)
 
     @staticmethod
     def backward(ctx, g):
@@ -44,8 +47,10 @@ class CloneBackward0(Op):
 @register(category="pointwise", methods=("clone",),
           cli=True, cli_example="tensorcli clone '[[1,2],[3,4]]' --explain")
 def clone(input, *, memory_format=None):
-    """A copy that stays in the graph (gradient flows back unchanged)."""
-    return CloneBackward0.apply(input)
+    """A copy that stays in the graph (gradient flows back unchanged), laid out in memory_format."""
+    if memory_format is None:
+        return CloneBackward0.apply(input)
+    return CloneBackward0.apply(input, _mf.check(memory_format, "clone"))
 
 
 # -- in-place helpers that are not derived from an out-of-place op ---------------------------------

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ... import _memory_format as _mf
 from ... import dtypes as _dt
 from ...autograd.function import Op, sum_to_shape
 from ...tensor import Tensor, _wrap_dim
@@ -262,13 +263,14 @@ def broadcast_to(input, size):
 @register(category="shape", methods=("contiguous",),
           cli=True, cli_example="tensorcli contiguous '[[1,2],[3,4]]' --explain")
 def contiguous(input, memory_format=None):
-    """self if already contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
+    """self if already contiguous in memory_format (default torch.contiguous_format), else a copy laid out
+    so (CloneBackward0); preserve_format is refused for a non-contiguous input, as torch's."""
+    fmt = _mf.check(memory_format, "contiguous")
+    if _mf.is_contiguous(input._data, fmt):
         return input
-    r = clone(input)
-    if not r._data.flags.c_contiguous:
-        r._data = np.ascontiguousarray(r._data)
-    return r
+    if fmt is _mf.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone(input, memory_format=fmt)
 
 
 # -- unfold / as_strided --------------------------------------------------------------------
