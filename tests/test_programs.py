@@ -83,7 +83,7 @@ def _param(path):
 
 
 def test_programs_found():
-    assert 15 <= len(PROGRAMS) <= 30
+    assert 15 <= len(PROGRAMS) <= 45
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in PROGRAMS])
