@@ -63,7 +63,10 @@ def fma64(a, b, c):
         ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl
         s, es = _two_sum(p, c)
         r = s + (es + ep)
-    return np.where(np.isfinite(p) & np.isfinite(c), r, p + c)
+    finite = np.isfinite(p) & np.isfinite(c)
+    if not np.all(np.isfinite(r) | ~finite):   # the split overflowed (|b| near the float64 max): scale by 2**-600
+        r = np.where(np.isfinite(r), r, fma64(a, np.multiply(b, 2.0 ** -600), np.multiply(c, 2.0 ** -600)) * 2.0 ** 600)
+    return np.where(finite, r, p + c)
 
 
 # -- avx_mathfun.h (float32, 8 lanes at a time in torch; any length here) --------------------------

@@ -73,3 +73,12 @@ def test_num_threads_default_to_the_usable_cores_and_are_checked(torch):
         assert core.get_num_threads() == 1
     finally:
         core.set_num_threads(len(os.sched_getaffinity(0)))
+
+
+@pytest.mark.parametrize("lo,hi", [(-5e307, 5e307), (-8e307, 8e307), (1e307, 1.7e308), (-1.0, 1e308)])
+def test_uniform_over_a_range_near_the_float64_max_is_torchs(torch, lo, hi):
+    res = []
+    for L in (core, torch):
+        L.manual_seed(0)
+        res.append(L.empty(50, dtype=L.float64).uniform_(lo, hi).numpy())
+    assert (res[0] == res[1]).all()
