@@ -130,7 +130,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None        # SDPA's own causal mask replaces it, as torch's
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        is_causal = is_causal and key_padding_mask is None
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
     head_dim = embed_dim // num_heads
@@ -167,7 +171,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
     if attn_mask is not None:
         scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    if is_causal and attn_mask is None:   # need_weights=False only: SDPA's is_causal (top-left triangle)
+        scores = scores + Tensor._make(np.where(np.tril(np.ones((tgt_len, src_len), dtype=bool)), 0, -np.inf)
+                                       .astype(scores._data.dtype))
+    # need_weights=False runs SDPA, whose CPU kernels give 0 for a query row with every key masked
+    attn = softmax(scores, -1) if need_weights else _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p)
     out = attn.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

@@ -1,0 +1,90 @@
+"""Known gaps closed, core vs torch side by side: which attention path runs for a query row whose every key is
+masked (0 from SDPA, NaN from softmax / the fused fast paths)."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import core
+from conftest import assert_same
+
+MHA_CASES = list(itertools.product([True, False], [True, False], [True, False], [True, False], [True, False],
+                                   [None, "bool", "float"]))
+
+
+def _mha(L, training, batch_first, need_weights, grad, self_attn, mask):
+    """One MultiheadAttention call with batch 1 fully padded: (output, weights, input grad or None)."""
+    L.manual_seed(0)
+    m = L.nn.MultiheadAttention(8, 2, batch_first=batch_first).train(training)
+    for p in m.parameters():
+        p.requires_grad_(grad)
+    x = L.randn(3, 3, 8, requires_grad=grad)
+    kpm = L.tensor([[False] * 3, [True] * 3, [False, False, True]])
+    attn_mask = None
+    if mask == "bool":
+        attn_mask = L.tensor([[False, True, False], [False] * 3, [True, False, False]])
+    elif mask == "float":
+        attn_mask, kpm = L.zeros(3, 3), L.zeros(3, 3).masked_fill(kpm, float("-inf"))
+    key = x if self_attn else x * 1.0
+    with L.set_grad_enabled(grad):
+        out, w = m(x, key, key, key_padding_mask=kpm, need_weights=need_weights, attn_mask=attn_mask)
+    if grad:
+        out.nan_to_num(0.0).sum().backward()
+    return out, w, x.grad
+
+
+@pytest.mark.parametrize("training,batch_first,need_weights,grad,self_attn,mask", MHA_CASES)
+def test_mha_fully_masked_row_path(torch, training, batch_first, need_weights, grad, self_attn, mask):
+    """torch: need_weights=False runs SDPA (0 in a dead row), need_weights=True the softmax (NaN), and the
+    eval fast path (batch_first self-attention, no grad, bool masks) NaN whatever need_weights."""
+    c, t = _mha(core, training, batch_first, need_weights, grad, self_attn, mask), \
+        _mha(torch, training, batch_first, need_weights, grad, self_attn, mask)
+    for a, b in zip(c, t):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_same(a, b, atol=1e-5)
+
+
+def test_mha_fast_path_ignores_is_causal_without_mask(torch):
+    """torch's fast path never reads is_causal (the slow path raises without attn_mask)."""
+    def run(L):
+        L.manual_seed(0)
+        m = L.nn.MultiheadAttention(8, 2, batch_first=True).eval()
+        x = L.randn(2, 3, 8)
+        with L.no_grad():
+            return m(x, x, x, is_causal=True, need_weights=False)[0]
+    assert_same(run(core), run(torch))
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_is_causal_replaces_mask_in_sdpa_path(torch, need_weights):
+    """Slow path with is_causal and no key_padding_mask: need_weights=False drops attn_mask for SDPA's own causal
+    mask (so a wrong mask is ignored); need_weights=True adds the mask given."""
+    def run(L):
+        L.manual_seed(0)
+        m = L.nn.MultiheadAttention(8, 2)
+        x = L.randn(4, 2, 8)
+        out, _ = m(x, x, x, attn_mask=L.zeros(4, 4), is_causal=True, need_weights=need_weights)
+        return out
+    assert_same(run(core), run(torch), atol=1e-5)
+
+
+@pytest.mark.parametrize("training,batch_first,grad,case", itertools.product(
+    [True, False], [True, False], [True, False], ["kpm", "mask", "both", "causal"]))
+def test_encoder_layer_fully_masked_row_path(torch, training, batch_first, grad, case):
+    """TransformerEncoderLayer: its fused eval fast path gives NaN in a dead row, the slow path 0."""
+    def run(L):
+        L.manual_seed(0)
+        layer = L.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=batch_first).train(training)
+        x = L.randn(3, 3, 8)
+        kw = {}
+        if case in ("kpm", "both"):
+            kw["src_key_padding_mask"] = L.tensor([[False] * 3, [True] * 3, [False, False, True]])
+        if case in ("mask", "both"):
+            kw["src_mask"] = L.tensor([[False] * 3, [True] * 3, [False, True, False]])
+        if case == "causal":
+            kw.update(src_mask=L.nn.Transformer.generate_square_subsequent_mask(3), is_causal=True)
+        with L.set_grad_enabled(grad):
+            return layer(x, **kw)
+    assert_same(run(core), run(torch), atol=1e-5)
