@@ -226,18 +226,26 @@ def _checks(input, grid, mode, nd):
                                   f"'{_dt.scalar_name(input.dtype)}'")
 
 
-@export
+# no commands yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
+_CLI_REASON = "its `grid` argument collides with the CLI's own --grid option: call it in an expression"
+
+
+@register(category="nn", cli_reason=_CLI_REASON)
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """torch.grid_sampler_2d: sample [N, C, H, W] at grid [N, Ho, Wo, 2] (modes 0 bilinear, 1 nearest, 2 bicubic;
-    padding 0 zeros, 1 border, 2 reflection) (GridSampler2DBackward0)."""
+    """Sample [N, C, H, W] at the locations of grid [N, Ho, Wo, 2] (torch.grid_sampler_2d, integer modes).
+
+    interpolation_mode 0 bilinear, 1 nearest, 2 bicubic; padding_mode 0 zeros, 1 border, 2 reflection
+    (GridSampler2DBackward0)."""
     _checks(input, grid, int(interpolation_mode), 2)
     return GridSampler2DBackward0.apply(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
 
 
-@export
+@register(category="nn", cli_reason=_CLI_REASON)
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """torch.grid_sampler_3d: sample [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3] (modes 0 trilinear, 1 nearest;
-    padding 0 zeros, 1 border, 2 reflection) (GridSampler3DBackward0)."""
+    """Sample [N, C, D, H, W] at the locations of grid [N, Do, Ho, Wo, 3] (torch.grid_sampler_3d, integer modes).
+
+    interpolation_mode 0 trilinear, 1 nearest; padding_mode 0 zeros, 1 border, 2 reflection
+    (GridSampler3DBackward0)."""
     _checks(input, grid, int(interpolation_mode), 3)
     return GridSampler3DBackward0.apply(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
 
@@ -249,9 +257,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return fn(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
-# no command yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
-@register(category="nn", function=False,
-          cli_reason="its `grid` argument collides with the CLI's own --grid option: call F.grid_sample in an expression")
+@register(category="nn", function=False, cli_reason=_CLI_REASON)
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input [N, C, H, W] (or [N, C, D, H, W]) at the normalised locations of grid [N, Ho, Wo, 2]
     ([N, Do, Ho, Wo, 3]): bilinear, nearest or bicubic; zeros, border or reflection padding."""
