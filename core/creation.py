@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 
 import numpy as np
 
@@ -264,7 +265,20 @@ def from_numpy(ndarray):
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. "
                          "Conversion between byte orders is currently not supported.")
+    root = ndarray
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    _NOT_RESIZABLE[id(root)] = root
     return Tensor._make(ndarray)
+
+
+# storages torch cannot resize: memory borrowed from a NumPy array (id -> the array, weakly held)
+_NOT_RESIZABLE = weakref.WeakValueDictionary()
+
+
+def _resizable(root):
+    """Whether resize_ may grow the storage whose root ndarray is root."""
+    return _NOT_RESIZABLE.get(id(root)) is not root
 
 
 _FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
