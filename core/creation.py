@@ -346,6 +346,10 @@ def _fill_scalar(v, fn, dtype=None):
         raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not {type(v).__name__}")
     if type(v) is int and not -2 ** 63 <= v < 2 ** 64:
         raise OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert")
+    if isinstance(v, np.bool_):   # not a Python bool to torch's parser: a number of the default dtype
+        return float(v)
+    if isinstance(v, np.unsignedinteger) and v >= 2 ** 63:
+        raise TypeError("an integer is required")
     return v
 
 

@@ -539,7 +539,8 @@ def test_variable_without_requires_grad(torch):
 FILL_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 FILL_VALUES = [2 ** 63, 2 ** 64 - 1, -2 ** 63 - 1, 2 ** 64, 2 ** 100, -2 ** 63, 2 ** 8, -1, -129, -256, 300, 2 ** 31,
                2 ** 53 + 1, 1e300, -1e300, float("inf"), float("-inf"), float("nan"), 70000.0, 65504.5, 3.4028235e38,
-               3.5e38, 127.5, -128.5, 255.5, 256.7, -0.5, -0.0, True, False, 1 + 2j, 3 + 0j]
+               3.5e38, 127.5, -128.5, 255.5, 256.7, -0.5, -0.0, True, False, 1 + 2j, 3 + 0j, np.bool_(True),
+               np.uint64(2 ** 63), np.uint64(5), np.int8(-5), np.float32(1.5), np.float64(1e300)]
 FILL_FNS = {
     "full": lambda m, v, d, n: m.full((n,), v, dtype=d),
     "full_default_dtype": lambda m, v, d, n: m.full((n,), v),
