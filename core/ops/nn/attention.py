@@ -15,6 +15,7 @@ from ..shape import cat
 from .dropout import dropout
 from .linear import linear
 from .padding import pad
+from ._util import _cpp_name
 from .softmax import softmax
 
 
@@ -47,7 +48,10 @@ def _none_or_dtype(input):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims (scale defaults to 1/sqrt(E)); a bool mask
-    keeps True positions; is_causal masks the upper triangle."""
+    keeps True positions; is_causal masks the upper triangle; enable_gqa repeats key/value heads (dim -3)."""
+    _check_sdpa(query, key, value, attn_mask)
+    if enable_gqa:
+        key, value = _repeat_heads(query, key), _repeat_heads(query, value)
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
     bias = np.zeros((L, S), dtype=query._data.dtype)
@@ -68,6 +72,29 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
+
+
+def _check_sdpa(query, key, value, attn_mask):
+    """ATen's validate_sdpa_input: one dtype for q, k, v; at least 2-D; a bool, float32 or query-dtype mask."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+                           f"{_cpp_name(value.dtype)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool_, _dt.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{_cpp_name(query.dtype)} instead.")
+
+
+def _repeat_heads(query, kv):
+    """enable_gqa: key / value heads (dim -3) repeated to the query's head count, as torch's math kernel."""
+    hq, hkv = query.size(-3) if query.dim() > 2 else 1, kv.size(-3) if kv.dim() > 2 else 1
+    if hkv == 0 or hq % hkv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return kv.repeat_interleave(hq // hkv, -3) if hq != hkv else kv
 
 
 def _safe_softmax(scores):
