@@ -280,3 +280,44 @@ def test_sdpa_validation_and_gqa_like_torch(torch, name):
         return
     for a, b in zip(run(core), run(torch), strict=True):
         assert_same(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- MultiheadAttention: F._mha_shape_check and the key / value / mask dtype checks ---------------------------------
+
+def _mha_call(L, case):
+    L.manual_seed(0)
+    m = L.nn.MultiheadAttention(8, 2)
+    m2 = L.nn.MultiheadAttention(8, 2, kdim=4, vdim=6)
+    x, x2 = L.randn(3, 2, 8), L.randn(3, 8)
+    b = L.bool
+    return {
+        "q3_k2": lambda: m(x, x2, x2), "q2_k3": lambda: m(x2, x, x),
+        "q4": lambda: m(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0)),
+        "unbatched_kpm_2d": lambda: m(x2, x2, x2, key_padding_mask=L.zeros(1, 3, dtype=b)),
+        "batched_kpm_1d": lambda: m(x, x, x, key_padding_mask=L.zeros(3, dtype=b)),
+        "unbatched_mask_3d": lambda: m(x2, x2, x2, attn_mask=L.zeros(2, 3, 3, dtype=b)),
+        "unbatched_mask_3d_bad": lambda: m(x2, x2, x2, attn_mask=L.zeros(3, 3, 3, dtype=b)),
+        "unbatched_mask_1d": lambda: m(x2, x2, x2, attn_mask=L.zeros(3, dtype=b)),
+        "batched_mask_4d": lambda: m(x, x, x, attn_mask=L.zeros(1, 4, 3, 3, dtype=b)),
+        "kdim_value_len": lambda: m2(x, L.randn(5, 2, 4), L.randn(4, 2, 6)),
+        "key_value_shape": lambda: m(x, L.randn(5, 2, 8), L.randn(4, 2, 8)),
+        "float_kpm_f64": lambda: m(x, x, x, key_padding_mask=L.zeros(2, 3, dtype=L.float64)),
+        "float_kpm_f64_sdpa": lambda: m(x, x, x, key_padding_mask=L.zeros(2, 3, dtype=L.float64), need_weights=False),
+        "float_mask_f32_query_f64_sdpa": lambda: m.double()(x.double(), x.double(), x.double(), need_weights=False,
+                                                             attn_mask=L.zeros(3, 3)),
+    }[case]()
+
+
+@pytest.mark.parametrize("case", ["q3_k2", "q2_k3", "q4", "unbatched_kpm_2d", "batched_kpm_1d", "unbatched_mask_3d",
+                                  "unbatched_mask_3d_bad", "unbatched_mask_1d", "batched_mask_4d", "kdim_value_len",
+                                  "key_value_shape", "float_kpm_f64", "float_kpm_f64_sdpa",
+                                  "float_mask_f32_query_f64_sdpa"])
+def test_mha_checks_like_torch(torch, case):
+    ec, et = same_error(lambda: _mha_call(core, case), lambda: _mha_call(torch, case))
+    if et is not None:
+        assert str(ec) == str(et)
+        return
+    for a, b in zip(_mha_call(core, case), _mha_call(torch, case), strict=True):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_same(a, b, atol=1e-5)

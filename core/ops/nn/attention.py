@@ -119,6 +119,54 @@ def _in_projection(query, key, value, w, b, separate):
     return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
 
 
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's F._mha_shape_check: whether the input is batched, AssertionErrors for inconsistent ranks."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                             "tensor")
+    batched = query.dim() == 3
+    what, kpm_dim = ("batched (3-D)", 2) if batched else ("unbatched (2-D)", 1)
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(f"For {what} `query`, expected `key` and `value` to be {query.dim()}-D but found "
+                             f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != kpm_dim:
+        raise AssertionError(f"For {what} `query`, expected `key_padding_mask` to be `None` or {kpm_dim}-D but found "
+                             f"{key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {what} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.dim()}-D tensor instead")
+        want = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != want:
+            raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}")
+    return batched
+
+
+def _check_projection_args(key, value, separate, in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight):
+    """The key/value shape and projection weight checks of torch's multi_head_attention_forward."""
+    if separate:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+
+
+def _check_mask_dtype(mask, q, k, need_weights):
+    """The additive mask's dtype as torch's kernels check it: baddbmm (need_weights) or SDPA."""
+    if need_weights and mask.dtype != q.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp_name(mask.dtype)}, batch1: "
+                           f"{_cpp_name(q.dtype)}, batch2: {_cpp_name(k.dtype)}")
+    if not need_weights:
+        _check_sdpa(q, k, k, mask)
+
+
 def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
     """attn_mask as [1 or N*heads, L, S], with torch's shape errors."""
     if attn_mask is not None:
@@ -146,7 +194,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """torch.nn.functional.multi_head_attention_forward's slow path on [L, N, E] (or unbatched [L, E])
     inputs; returns (attn_output, averaged or per-head attention weights or None). One piece, as torch's."""
-    is_batched = query.dim() == 3
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -167,6 +215,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    _check_projection_args(key, value, use_separate_proj_weight, in_proj_weight, q_proj_weight, k_proj_weight,
+                           v_proj_weight)
     weights = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else in_proj_weight
     q, k, v = _in_projection(query, key, value, weights, in_proj_bias, use_separate_proj_weight)
     attn_mask = _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, key.shape[0])
@@ -197,6 +247,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         dropout_p = 0.0
     scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
     if attn_mask is not None:
+        _check_mask_dtype(attn_mask, q, k, need_weights)
         scores = scores + attn_mask
     if is_causal and attn_mask is None:   # need_weights=False only: SDPA's is_causal (top-left triangle)
         scores = scores + Tensor._make(np.where(np.tril(np.ones((tgt_len, src_len), dtype=bool)), 0, -np.inf)
