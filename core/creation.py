@@ -158,6 +158,20 @@ def _has_big_int(obj):
     return False
 
 
+def _has_int_beyond(obj, bound):
+    if type(obj) is int:
+        return abs(obj) > bound
+    if isinstance(obj, (list, tuple)):
+        return any(_has_int_beyond(x, bound) for x in obj)
+    return False
+
+
+def _flat_leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        return [v for x in obj for v in _flat_leaves(x)]
+    return [obj]
+
+
 def _cast_checked(arr, dt, data):
     """Convert to dt like PyTorch's store_scalar: floats -> ints truncate but must fit,
     Python ints must fit int64 (and the target; uint8 also takes -255..-1 and wraps)."""
@@ -167,6 +181,10 @@ def _cast_checked(arr, dt, data):
     if arr.dtype.kind in "Ouf" and _has_big_int(data):
         raise ValueError("Overflow when unpacking long long")
     info = np.iinfo(dt.np)
+    if arr.dtype.kind == "f" and _has_int_beyond(data, 2 ** 53):
+        # ints mixed with floats: torch stores each element from its own Python value, not via a double
+        return np.array([_cast_checked(np.array(v), dt, v)[()] for v in _flat_leaves(data)],
+                        dtype=dt.np).reshape(arr.shape)
     if arr.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(arr) | (arr < info.min) | (arr >= float(int(info.max) + 1))

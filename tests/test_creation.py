@@ -564,3 +564,15 @@ def test_full_out_of_range_fill_values_like_torch(torch, fn, dtype, numel):
             assert str(ec) == str(et), (v, ec, et)
         else:
             exact(run(core), run(torch))
+
+
+@pytest.mark.parametrize("data", [[2 ** 63 - 1, 1.5], [[2 ** 62 + 1, 1.5], [3, -2.7]], [2 ** 53 + 1, 0.5, True],
+                                  [-2 ** 63, 2.5], [2 ** 63 - 1, float("nan")]])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "float64", "bool"])
+def test_tensor_ints_mixed_with_floats_convert_per_element(torch, data, dtype):
+    """torch.tensor stores each element from its own Python value: a large int next to a float is not rounded
+    through a double on its way to an integer dtype."""
+    ec, et = same_error(lambda: core.tensor(data, dtype=getattr(core, dtype)),
+                        lambda: torch.tensor(data, dtype=getattr(torch, dtype)))
+    if et is None:
+        exact(core.tensor(data, dtype=getattr(core, dtype)), torch.tensor(data, dtype=getattr(torch, dtype)))
