@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 
 import numpy as np
 
@@ -159,6 +160,20 @@ def _has_big_int(obj):
     return False
 
 
+def _has_int_beyond(obj, bound):
+    if type(obj) is int:
+        return abs(obj) > bound
+    if isinstance(obj, (list, tuple)):
+        return any(_has_int_beyond(x, bound) for x in obj)
+    return False
+
+
+def _flat_leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        return [v for x in obj for v in _flat_leaves(x)]
+    return [obj]
+
+
 def _cast_checked(arr, dt, data):
     """Convert to dt like PyTorch's store_scalar: floats -> ints truncate but must fit,
     Python ints must fit int64 (and the target; uint8 also takes -255..-1 and wraps)."""
@@ -168,6 +183,10 @@ def _cast_checked(arr, dt, data):
     if arr.dtype.kind in "Ouf" and _has_big_int(data):
         raise ValueError("Overflow when unpacking long long")
     info = np.iinfo(dt.np)
+    if arr.dtype.kind == "f" and _has_int_beyond(data, 2 ** 53):
+        # ints mixed with floats: torch stores each element from its own Python value, not via a double
+        return np.array([_cast_checked(np.array(v), dt, v)[()] for v in _flat_leaves(data)],
+                        dtype=dt.np).reshape(arr.shape)
     if arr.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(arr) | (arr < info.min) | (arr >= float(int(info.max) + 1))
@@ -283,7 +302,20 @@ def from_numpy(ndarray):
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. "
                          "Conversion between byte orders is currently not supported.")
+    root = ndarray
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    _NOT_RESIZABLE[id(root)] = root
     return Tensor._make(ndarray)
+
+
+# storages torch cannot resize: memory borrowed from a NumPy array (id -> the array, weakly held)
+_NOT_RESIZABLE = weakref.WeakValueDictionary()
+
+
+def _resizable(root):
+    """Whether resize_ may grow the storage whose root ndarray is root."""
+    return _NOT_RESIZABLE.get(id(root)) is not root
 
 
 _FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
@@ -328,10 +360,11 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 @export
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """torch.full: dtype inferred from fill_value (bool, int64 or the default float)."""
+    """torch.full: dtype inferred from fill_value (bool, int64 or the default float); fill_value converted
+    with c10's overflow check (_checked_fill)."""
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    fill_value = _fill_scalar(fill_value, "full")
+    fill_value = _fill_scalar(fill_value, "full", dtype)
     if out is not None:
         return _factory_out("full", out, dtype, lambda dt: full(size, fill_value, dtype=dt), requires_grad)
     default = _dt.scalar_dtype(fill_value)
@@ -339,29 +372,66 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
                     device)
 
 
-def _fill_scalar(v, fn):
+def _fill_scalar(v, fn, dtype=None):
+    """fill_value as a Python number, unpacked as torch's Scalar argument: an int beyond int64 is a uint64
+    Scalar up to 2**64 - 1, OverflowError beyond; complex only with a real dtype (core has no complex)."""
     if isinstance(v, Tensor) and v._data.ndim == 0:
         return v.item()
-    if not isinstance(v, (bool, int, float, np.number, np.bool_)):
+    if isinstance(v, complex) and dtype is not None:
+        return v
+    if not isinstance(v, (bool, int, float, np.number, np.bool_)) or isinstance(v, np.complexfloating):
         raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not {type(v).__name__}")
+    if type(v) is int and not -2 ** 63 <= v < 2 ** 64:
+        raise OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert")
+    if isinstance(v, np.bool_):   # not a Python bool to torch's parser: a number of the default dtype
+        return float(v)
+    if isinstance(v, np.unsignedinteger) and v >= 2 ** 63:
+        raise TypeError("an integer is required")
     return v
 
 
-_C_INT_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+_C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+                 "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _checked_fill(value, npdt, numel):
+    """value as c10's checked_convert makes it for a fill of dtype npdt: bool takes anything; an integer
+    dtype takes floats in [lowest, max] (truncated; no inf/NaN) and ints in range (an unsigned dtype also
+    -max..-1, wrapping); a floating dtype takes inf/NaN and finite values within +-max. A one-element
+    float16 fill is not checked (torch's scalar_fill; the value rounds to inf)."""
+    if npdt == np.bool_:
+        return bool(value)
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, complex):
+        if value.imag != 0:   # the unchecked one-element float16 fill still converts to double first
+            name = "double" if npdt == np.float16 and numel == 1 else _C_TYPE_NAMES[npdt.name]
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        value = value.real
+    is_float = isinstance(value, (float, np.floating))
+    v = float(value) if is_float else int(value)
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        lo = int(info.min) if info.min or is_float else -int(info.max)
+        bad = (not math.isfinite(v) or v < lo or v > int(info.max)) if is_float else not lo <= v <= int(info.max)
+    else:
+        big = float(np.finfo(npdt).max)
+        bad = math.isfinite(v) and abs(v) > big and not (npdt == np.float16 and numel == 1)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[npdt.name]} without overflow")
+    return v
 
 
 def _fill(shape, value, npdt):
-    """np.full, with c10's checked conversion of the scalar to an integer dtype (uint8 wraps -255..-1)."""
-    if npdt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
-        info = np.iinfo(npdt)
-        lo = -int(info.max) if info.min == 0 else int(info.min)
-        v = float(value) if isinstance(value, (float, np.floating)) else int(value)
-        if (isinstance(v, float) and (not math.isfinite(v) or v <= lo - 1 or v >= int(info.max) + 1)) or \
-                (isinstance(v, int) and not lo <= v <= int(info.max)):
-            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[npdt.name]} without overflow")
+    """np.full of the checked value (uint8 wraps -255..-1 as two's complement)."""
+    v = _checked_fill(value, npdt, math.prod(shape))
     with np.errstate(all="ignore"):
-        return np.full(shape, value, dtype=npdt) if not isinstance(value, int) or npdt.kind != "u" or value >= 0 \
-            else np.full(shape, np.int64(value)).astype(npdt)
+        if isinstance(v, float) and npdt.kind in "iu":
+            v = math.trunc(v)
+        if isinstance(v, int) and not isinstance(v, bool) and npdt.kind == "u" and v < 0:
+            return np.full(shape, np.int64(v)).astype(npdt)
+        return np.full(shape, v if npdt.kind == "f" or not isinstance(v, int) or v < 2 ** 63 else float(v),
+                       dtype=npdt)
 
 
 def _like(t, dtype, requires_grad, fill, device=None, memory_format=None):
@@ -403,7 +473,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 @export
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Tensor shaped like input filled with fill_value, in input's dtype unless dtype is given."""
-    fill_value = _fill_scalar(fill_value, "full_like")
+    fill_value = _fill_scalar(fill_value, "full_like", dtype if dtype is not None else input.dtype)
     return _like(input, dtype, requires_grad, lambda s, d: _fill(s, fill_value, d), device, memory_format)
 
 

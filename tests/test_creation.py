@@ -532,3 +532,47 @@ def test_variable_without_requires_grad(torch):
     c = core.autograd.Variable(core.tensor([1.0]))
     t = torch.autograd.Variable(torch.tensor([1.0]))
     assert c.requires_grad == t.requires_grad
+
+
+# -- full / full_like / new_full: out-of-range fill values (c10's checked_convert) ---------------------
+
+FILL_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+FILL_VALUES = [2 ** 63, 2 ** 64 - 1, -2 ** 63 - 1, 2 ** 64, 2 ** 100, -2 ** 63, 2 ** 8, -1, -129, -256, 300, 2 ** 31,
+               2 ** 53 + 1, 1e300, -1e300, float("inf"), float("-inf"), float("nan"), 70000.0, 65504.5, 3.4028235e38,
+               3.5e38, 127.5, -128.5, 255.5, 256.7, -0.5, -0.0, True, False, 1 + 2j, 3 + 0j, np.bool_(True),
+               np.uint64(2 ** 63), np.uint64(5), np.int8(-5), np.float32(1.5), np.float64(1e300)]
+FILL_FNS = {
+    "full": lambda m, v, d, n: m.full((n,), v, dtype=d),
+    "full_default_dtype": lambda m, v, d, n: m.full((n,), v),
+    "full_like": lambda m, v, d, n: m.full_like(m.zeros(n, dtype=d), v),
+    "new_full": lambda m, v, d, n: m.zeros(1, dtype=d).new_full((n,), v),
+}
+
+
+@pytest.mark.parametrize("fn", list(FILL_FNS))
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+@pytest.mark.parametrize("numel", [0, 1, 2])
+def test_full_out_of_range_fill_values_like_torch(torch, fn, dtype, numel):
+    """Python ints beyond int64 are uint64 Scalars (OverflowError past 2**64 - 1 or below -2**63); each value is
+    then checked against the dtype (RuntimeError '... without overflow'), except a one-element float16 fill."""
+    for v in FILL_VALUES:
+        if fn == "full_default_dtype" and isinstance(v, complex):
+            continue   # torch makes complex64: core has no complex dtypes
+        run = (lambda m: FILL_FNS[fn](m, v, getattr(m, dtype), numel))
+        ec, et = same_error(lambda: run(core), lambda: run(torch))
+        if et is not None:
+            assert str(ec) == str(et), (v, ec, et)
+        else:
+            exact(run(core), run(torch))
+
+
+@pytest.mark.parametrize("data", [[2 ** 63 - 1, 1.5], [[2 ** 62 + 1, 1.5], [3, -2.7]], [2 ** 53 + 1, 0.5, True],
+                                  [-2 ** 63, 2.5], [2 ** 63 - 1, float("nan")]])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "float64", "bool"])
+def test_tensor_ints_mixed_with_floats_convert_per_element(torch, data, dtype):
+    """torch.tensor stores each element from its own Python value: a large int next to a float is not rounded
+    through a double on its way to an integer dtype."""
+    ec, et = same_error(lambda: core.tensor(data, dtype=getattr(core, dtype)),
+                        lambda: torch.tensor(data, dtype=getattr(torch, dtype)))
+    if et is None:
+        exact(core.tensor(data, dtype=getattr(core, dtype)), torch.tensor(data, dtype=getattr(torch, dtype)))

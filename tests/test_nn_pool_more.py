@@ -223,6 +223,12 @@ def test_fractional_module_checks_like_torch(torch):
 
 COMMANDS = {   # each command's cli_example as torch computes it: tests/test_nn_registry.py runs them   # command -> the torch computation of its cli_example
     "max_pool1d": lambda T: T.nn.functional.max_pool1d(T.tensor([[[1.0, 3, 2, 5, 4, 6]]]), 2),
+    "max_pool1d_with_indices": lambda T: T.nn.functional.max_pool1d_with_indices(T.tensor([[[1.0, 3, 2, 5, 4, 6]]]), 2),
+    "max_pool3d_with_indices": lambda T: T.nn.functional.max_pool3d_with_indices(
+        T.arange(1.0, 9).reshape(1, 1, 2, 2, 2), 2),
+    "lp_pool1d": lambda T: T.nn.functional.lp_pool1d(T.tensor([[[1.0, 3, 2, 5, 4, 6]]]), 2, 2),
+    "lp_pool2d": lambda T: T.nn.functional.lp_pool2d(T.arange(1.0, 10).reshape(1, 1, 3, 3), 2, [2, 2]),
+    "lp_pool3d": lambda T: T.nn.functional.lp_pool3d(T.arange(1.0, 9).reshape(1, 1, 2, 2, 2), 2, [2, 2, 2]),
     "avg_pool1d": lambda T: T.nn.functional.avg_pool1d(T.tensor([[[1.0, 3, 2, 5, 4, 6]]]), 2),
     "max_pool3d": lambda T: T.nn.functional.max_pool3d(T.arange(1.0, 9).reshape(1, 1, 2, 2, 2), 2),
     "avg_pool3d": lambda T: T.nn.functional.avg_pool3d(T.arange(1.0, 9).reshape(1, 1, 2, 2, 2), 2),

@@ -178,7 +178,8 @@ def test_core_namespace_follows_torch(torch, name):
     assert hasattr(core, name) == expected
 
 
-TORCH_LEVEL_ONLY = {"native_layer_norm", "native_batch_norm", "native_group_norm", "convolution"}   # torch.X, not in F
+TORCH_LEVEL_ONLY = {"native_layer_norm", "native_batch_norm", "native_group_norm", "convolution", "grid_sampler_2d",
+                    "grid_sampler_3d"}   # torch.X, not in F
 
 
 def test_functional_reexports_registered_kernels():

@@ -3,6 +3,8 @@ xavier_uniform_ init with zero biases, bias_k / bias_v, add_zero_attn, batch_fir
 F.multi_head_attention_forward's slow path (torch's fused fast path computes the same values)."""
 from __future__ import annotations
 
+from ..._grad_mode import is_grad_enabled
+from ...backends import mha as _mha
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -73,6 +75,7 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         is_batched = query.dim() == 3
+        fast = self._takes_fast_path(query, key, value, key_padding_mask, attn_mask)
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
                                            "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
@@ -89,8 +92,24 @@ class MultiheadAttention(Module):
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
             self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            training=self.training, key_padding_mask=key_padding_mask,
             attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights, is_causal=is_causal)
+            average_attn_weights=average_attn_weights, is_causal=is_causal and not fast,   # the fast path ignores it
+            need_weights=need_weights or fast)
+        weights = weights if need_weights else None   # the fast path: the need_weights=True values (NaN rows)
         return (out.transpose(1, 0), weights) if self.batch_first and is_batched else (out, weights)
+
+    def _takes_fast_path(self, query, key, value, key_padding_mask, attn_mask):
+        """Whether torch's forward would run torch._native_multi_head_attention (its why_not_fast_path
+        checks, on the masks as given: floating-point masks keep the slow path)."""
+        if any(m is not None and m.is_floating_point() for m in (attn_mask, key_padding_mask)):
+            return False
+        if (not _mha.get_fastpath_enabled() or query.dim() != 3 or query is not key or key is not value
+                or self.in_proj_weight is None or self.in_proj_bias is None or self.training
+                or query.dtype != self.in_proj_bias.dtype or query.dtype != self.in_proj_weight.dtype
+                or self.num_heads % 2 or not self.batch_first or self.bias_k is not None or self.bias_v is not None
+                or self.add_zero_attn or not self._qkv_same_embed_dim):
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (is_grad_enabled() and any(x is not None and x.requires_grad for x in args))

@@ -95,14 +95,15 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(src_mask),
                                                "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-        if self._uses_fast_path(src):
+        fast = self._uses_fast_path(src)
+        if fast:
             src_mask, src_key_padding_mask, is_causal = self._fast_path_masks(src, src_mask, src_key_padding_mask)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal, fast=fast)
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal, fast=fast))
             x = self.norm2(x + self._ff_block(x))
         return x
 
@@ -133,8 +134,10 @@ class TransformerEncoderLayer(Module):
             merged = merged + key_padding_mask.view(n, 1, 1, length).expand(-1, self.self_attn.num_heads, -1, -1)
         return masked(merged.reshape(-1, length, length)), None, False
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False, fast=False):
+        """fast: torch._transformer_encoder_layer_fwd, whose attention gives NaN (not SDPA's 0) in a query row
+        with every key masked: the need_weights=True softmax."""
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=fast,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
 

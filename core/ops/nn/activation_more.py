@@ -87,9 +87,26 @@ class HardsigmoidBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        return HardsigmoidBackwardNotImplemented.apply(g, x)
+
+
+class HardsigmoidBackwardNotImplemented(Op):
+    """hardsigmoid_backward(grad, self): torch registers no derivative for it, so a gradient built with
+    create_graph has this node, whose backward raises."""
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, g, x):
         d = x._data
         # ATen's one_sixth is the float literal 1.0f / 6.0f, widened (also for double inputs)
-        return g * _mask((d > -3) & (d < 3), d.dtype) * float(np.float32(1.0) / np.float32(6.0))
+        six = np.asarray(np.float32(1.0) / np.float32(6.0), np.float64)
+        return (g._data * ((d > -3) & (d < 3)).astype(d.dtype) * six).astype(g._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
 @register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardsigmoid {_X}")

@@ -15,6 +15,7 @@ from ..shape import cat
 from .dropout import dropout
 from .linear import linear
 from .padding import pad
+from ._util import _cpp_name
 from .softmax import softmax
 
 
@@ -47,7 +48,10 @@ def _none_or_dtype(input):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims (scale defaults to 1/sqrt(E)); a bool mask
-    keeps True positions; is_causal masks the upper triangle."""
+    keeps True positions; is_causal masks the upper triangle; enable_gqa repeats key/value heads (dim -3)."""
+    _check_sdpa(query, key, value, attn_mask)
+    if enable_gqa:
+        key, value = _repeat_heads(query, key), _repeat_heads(query, value)
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
     bias = np.zeros((L, S), dtype=query._data.dtype)
@@ -70,6 +74,29 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return weights.matmul(value)
 
 
+def _check_sdpa(query, key, value, attn_mask):
+    """ATen's validate_sdpa_input: one dtype for q, k, v; at least 2-D; a bool, float32 or query-dtype mask."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+                           f"{_cpp_name(value.dtype)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool_, _dt.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{_cpp_name(query.dtype)} instead.")
+
+
+def _repeat_heads(query, kv):
+    """enable_gqa: key / value heads (dim -3) repeated to the query's head count, as torch's math kernel."""
+    hq, hkv = query.size(-3) if query.dim() > 2 else 1, kv.size(-3) if kv.dim() > 2 else 1
+    if hkv == 0 or hq % hkv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return kv.repeat_interleave(hq // hkv, -3) if hq != hkv else kv
+
+
 def _safe_softmax(scores):
     """softmax over the last dim, 0 (not NaN) in rows whose every score is -inf: what torch's CPU attention
     kernels return for a query that may attend to nothing."""
@@ -90,6 +117,54 @@ def _in_projection(query, key, value, w, b, separate):
     if key is value and query is key:   # self-attention: one packed projection, as torch
         return tuple(t.contiguous() for t in linear(query, w, b).chunk(3, -1))
     return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's F._mha_shape_check: whether the input is batched, AssertionErrors for inconsistent ranks."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                             "tensor")
+    batched = query.dim() == 3
+    what, kpm_dim = ("batched (3-D)", 2) if batched else ("unbatched (2-D)", 1)
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(f"For {what} `query`, expected `key` and `value` to be {query.dim()}-D but found "
+                             f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != kpm_dim:
+        raise AssertionError(f"For {what} `query`, expected `key_padding_mask` to be `None` or {kpm_dim}-D but found "
+                             f"{key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {what} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.dim()}-D tensor instead")
+        want = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != want:
+            raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}")
+    return batched
+
+
+def _check_projection_args(key, value, separate, in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight):
+    """The key/value shape and projection weight checks of torch's multi_head_attention_forward."""
+    if separate:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+
+
+def _check_mask_dtype(mask, q, k, need_weights):
+    """The additive mask's dtype as torch's kernels check it: baddbmm (need_weights) or SDPA."""
+    if need_weights and mask.dtype != q.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp_name(mask.dtype)}, batch1: "
+                           f"{_cpp_name(q.dtype)}, batch2: {_cpp_name(k.dtype)}")
+    if not need_weights:
+        _check_sdpa(q, k, k, mask)
 
 
 def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
@@ -119,7 +194,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """torch.nn.functional.multi_head_attention_forward's slow path on [L, N, E] (or unbatched [L, E])
     inputs; returns (attn_output, averaged or per-head attention weights or None). One piece, as torch's."""
-    is_batched = query.dim() == 3
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -130,12 +205,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None        # SDPA's own causal mask replaces it, as torch's
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        is_causal = is_causal and key_padding_mask is None
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    _check_projection_args(key, value, use_separate_proj_weight, in_proj_weight, q_proj_weight, k_proj_weight,
+                           v_proj_weight)
     weights = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else in_proj_weight
     q, k, v = _in_projection(query, key, value, weights, in_proj_bias, use_separate_proj_weight)
     attn_mask = _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, key.shape[0])
@@ -166,8 +247,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         dropout_p = 0.0
     scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
     if attn_mask is not None:
+        _check_mask_dtype(attn_mask, q, k, need_weights)
         scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    if is_causal and attn_mask is None:   # need_weights=False only: SDPA's is_causal (top-left triangle)
+        scores = scores + Tensor._make(np.where(np.tril(np.ones((tgt_len, src_len), dtype=bool)), 0, -np.inf)
+                                       .astype(scores._data.dtype))
+    # need_weights=False runs SDPA, whose CPU kernels give 0 for a query row with every key masked
+    attn = softmax(scores, -1) if need_weights else _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p)
     out = attn.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

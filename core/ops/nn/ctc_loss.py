@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...tensor import Tensor
 from ..pointwise import where
 from ..registry import export, register
+from ._util import _REDUCTIONS, _reduction, _short
 
 _NEG_INF = -np.inf
 
@@ -115,10 +117,109 @@ class CtcLossBackward0(Op):
         return Tensor._make(grad), None, None, None, None, None
 
 
-def _lengths(v, name):
+_SIGNATURES = ("(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, "
+               "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)",
+               "(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+               "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)")
+
+
+def _is_int(v):
+    """An int argument as torch's parser takes it: int (not bool), or a 0-d integral Tensor."""
     if isinstance(v, Tensor):
-        return [int(x) for x in np.atleast_1d(v._data).tolist()]
-    return [int(x) for x in (v if isinstance(v, (list, tuple)) else [v])]
+        return v.dim() == 0 and not v.is_floating_point() and v.dtype != _dt.bool_
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _matches(kind, v):
+    if kind == "Tensor":
+        return isinstance(v, Tensor)
+    if kind == "ints":     # the parser looks at the first element only; unpacking checks the rest
+        return isinstance(v, (list, tuple)) and (not v or _is_int(v[0]) or isinstance(v[0], bool))
+    if kind == "int":
+        return _is_int(v)
+    return isinstance(v, (bool, np.bool_))
+
+
+def _type_name(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _describe(v):
+    """An argument as format_invalid_args shows it: a sequence with its elements' type names."""
+    if isinstance(v, list):
+        return "list of [" + ", ".join(_type_name(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "tuple of (" + ", ".join(_type_name(x) for x in v) + ")"
+    return _type_name(v)
+
+
+def _parse(args, n_passed=7):
+    """torch.ctc_loss's two overloads (int lists or Tensors for the lengths), with PythonArgParser's errors
+    (n_passed: how many arguments the caller gave); returns the lengths as two lists of ints."""
+    kinds = (("Tensor", "Tensor", "ints", "ints", "int", "int", "bool"),
+             ("Tensor", "Tensor", "Tensor", "Tensor", "int", "int", "bool"))
+    firsts = [next((i for i, (k, v) in enumerate(zip(ks, args)) if not _matches(k, v)), None) for ks in kinds]
+    if firsts[0] is None:
+        lengths = []
+        for name, v in (("input_lengths", args[2]), ("target_lengths", args[3])):
+            for pos, x in enumerate(v):
+                if not (_is_int(x) or isinstance(x, bool)):
+                    raise TypeError(f"ctc_loss(): argument '{name}' failed to unpack the object at pos {pos + 1} "
+                                    f"with error \"type must be tuple of ints,but got {type(x).__name__}\"")
+            lengths.append([int(x) for x in v])
+        return lengths
+    if firsts[1] is None:
+        for name, v in (("input_lengths", args[2]), ("target_lengths", args[3])):
+            if v.is_floating_point() or v.dtype == _dt.bool_:
+                raise RuntimeError(f"{name} must be integral")
+        return [[int(x) for x in np.ravel(v._data)] for v in args[2:4]]
+    passed = args[:n_passed]
+    lines = [f"ctc_loss() received an invalid combination of arguments - got "
+             f"({', '.join(_type_name(a) for a in passed)}), "
+             "but expected one of:"]
+    for sig, ks in zip(_SIGNATURES, kinds):
+        lines.append(f" * {sig}")
+        if n_passed == len(ks):   # torch's format_invalid_args: only a Tensor parameter can match a value there
+            marked = [_describe(a) if k == "Tensor" and isinstance(a, Tensor) else f"!{_describe(a)}!"
+                      for k, a in zip(ks, args)]
+            lines.append(f"      didn't match because some of the arguments have invalid types: ({', '.join(marked)})")
+    raise TypeError("\n".join(lines) + "\n")
+
+
+def _check(log_probs, targets, il, tl, blank):
+    """ATen's checks, in its order (the dtype dispatch, ctc_loss_allocate_outputs); log_probs is 3-D or the
+    unbatched input unsqueezed. Target values are not checked (torch's CPU kernel reads whatever they index)."""
+    if log_probs.dtype not in (_dt.float32, _dt.float64):
+        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{_short(log_probs.dtype)}'")
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
+                           f"argument #1 'log_probs'{where}")
+    if not 1 <= targets.dim() <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for argument #2 "
+                           f"'targets'{where}")
+    _, batch, labels = log_probs.shape
+    if not 0 <= blank < labels:
+        raise RuntimeError("blank must be in label range")
+    for name, v in (("input_lengths", il), ("target_lengths", tl)):
+        if len(v) != batch:
+            raise RuntimeError(f"{name} must be of size batch_size")
+    for n in tl:
+        if n < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {n}{where}")
+    want = sum(tl) if targets.dim() == 1 else batch
+    if targets.shape[0] != want:
+        raise RuntimeError(f"Expected tensor to have size {want} at dimension 0, but got size {targets.shape[0]} for "
+                           f"argument #2 'targets'{where}")
+    if targets.dim() == 2 and targets.shape[1] < max(tl, default=0):
+        raise RuntimeError(f"Expected tensor to have size at least {max(tl)} at dimension 1, but got size "
+                           f"{targets.shape[1]} for argument #2 'targets'{where}")
+    for n in il:
+        if not 0 <= n <= log_probs.shape[0]:
+            bound = ("at least", 0) if n < 0 else ("at most", log_probs.shape[0])
+            raise RuntimeError(f"Expected input_lengths to have value {bound[0]} {bound[1]}, but got value {n}{where}")
 
 
 @register(category="nn", function=False,
@@ -128,11 +229,19 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """CTC loss of (T, N, C) or (T, C) log-probabilities against padded (N, S) or concatenated targets:
     reduction 'mean' divides each loss by its target length (at least 1) and averages, 'sum' adds, 'none'
     keeps one per sample; zero_infinity zeroes impossible alignments and their gradients."""
-    unbatched = log_probs.dim() == 2
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+                     zero_infinity)
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity):
+    il, tl = _parse((log_probs, targets, input_lengths, target_lengths, blank, _REDUCTIONS[reduction],
+                     zero_infinity))
+    unbatched = log_probs.dim() != 3
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
-        targets = targets.unsqueeze(0) if targets.dim() == 1 else targets
-    il, tl = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths, "target_lengths")
+    _check(log_probs, targets, il, tl, int(blank))
+    if unbatched and targets.dim() == 1:
+        targets = targets.unsqueeze(0)
     res = CtcLossBackward0.apply(log_probs, targets, il, tl, int(blank), bool(zero_infinity))
     if zero_infinity:
         res = where(res == float("inf"), Tensor._make(np.zeros((), res._data.dtype)), res)
@@ -145,8 +254,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 @export(name="ctc_loss")
-def torch_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
-    """torch.ctc_loss: F.ctc_loss with ATen's integer reduction (0 none, 1 mean, 2 sum); called without one,
-    torch 2.13 returns the per-sample losses, and so does this."""
-    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
-                    ("none", "mean", "sum")[reduction] if isinstance(reduction, int) else reduction, zero_infinity)
+def torch_ctc_loss(log_probs, targets, input_lengths, target_lengths, *args, **kwargs):
+    """torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+    zero_infinity=False): F.ctc_loss with ATen's integer reduction (0 none, 1 mean, 2 sum); called without
+    one, torch 2.13 returns the per-sample losses, and so does this."""
+    n_passed = 4 + len(args) + len(kwargs)
+    extra = dict(zip(("blank", "reduction", "zero_infinity"), args), **kwargs)
+    blank, reduction, zero_infinity = extra.get("blank", 0), extra.get("reduction", 0), extra.get("zero_infinity", False)
+    _parse((log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity), n_passed)
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, ("none", "mean", "sum")[reduction],
+                     zero_infinity)

@@ -203,9 +203,6 @@ GridSampler2DBackward0, GridSampler3DBackward0 = _sampler_pair(2), _sampler_pair
 def _checks(input, grid, mode, nd):
     """check_grid_sampler_common and check_grid_sampler_{2,3}d, in ATen's order."""
     xs, gs = input._data.shape, grid._data.shape
-    if input._data.dtype != grid._data.dtype:
-        raise RuntimeError(f"expected scalar type {_dt.scalar_name(input.dtype)} but found "
-                           f"{_dt.scalar_name(grid.dtype)}")
     if len(xs) and len(gs) and xs[0] != gs[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {_shape(xs)} and grid with sizes {_shape(gs)}")
@@ -224,20 +221,43 @@ def _checks(input, grid, mode, nd):
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"grid_sampler_{nd}d_cpu_kernel_impl\" not implemented for "
                                   f"'{_dt.scalar_name(input.dtype)}'")
+    if input._data.dtype != grid._data.dtype:   # the kernel reads grid as input's scalar type
+        raise RuntimeError(f"expected scalar type {_dt.scalar_name(input.dtype)} but found "
+                           f"{_dt.scalar_name(grid.dtype)}")
 
 
-@export
+def _parse(name, interpolation_mode, padding_mode, align_corners):
+    """torch's argument parser: int modes (not bool or float), a bool align_corners."""
+    for pos, arg, v in ((3, "interpolation_mode", interpolation_mode), (4, "padding_mode", padding_mode)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(v).__name__}")
+    if not isinstance(align_corners, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'align_corners' (position 5) must be bool, not "
+                        f"{type(align_corners).__name__}")
+
+
+# no commands yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
+_CLI_REASON = "its `grid` argument collides with the CLI's own --grid option: call it in an expression"
+
+
+@register(category="nn", cli_reason=_CLI_REASON)
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """torch.grid_sampler_2d: sample [N, C, H, W] at grid [N, Ho, Wo, 2] (modes 0 bilinear, 1 nearest, 2 bicubic;
-    padding 0 zeros, 1 border, 2 reflection) (GridSampler2DBackward0)."""
+    """Sample [N, C, H, W] at the locations of grid [N, Ho, Wo, 2] (torch.grid_sampler_2d, integer modes).
+
+    interpolation_mode 0 bilinear, 1 nearest, 2 bicubic; padding_mode 0 zeros, 1 border, 2 reflection
+    (GridSampler2DBackward0)."""
+    _parse("grid_sampler_2d", interpolation_mode, padding_mode, align_corners)
     _checks(input, grid, int(interpolation_mode), 2)
     return GridSampler2DBackward0.apply(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
 
 
-@export
+@register(category="nn", cli_reason=_CLI_REASON)
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """torch.grid_sampler_3d: sample [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3] (modes 0 trilinear, 1 nearest;
-    padding 0 zeros, 1 border, 2 reflection) (GridSampler3DBackward0)."""
+    """Sample [N, C, D, H, W] at the locations of grid [N, Do, Ho, Wo, 3] (torch.grid_sampler_3d, integer modes).
+
+    interpolation_mode 0 trilinear, 1 nearest; padding_mode 0 zeros, 1 border, 2 reflection
+    (GridSampler3DBackward0)."""
+    _parse("grid_sampler_3d", interpolation_mode, padding_mode, align_corners)
     _checks(input, grid, int(interpolation_mode), 3)
     return GridSampler3DBackward0.apply(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
 
@@ -245,13 +265,12 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
 @export
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """torch.grid_sampler: grid_sampler_2d for 4-D input, grid_sampler_3d otherwise."""
+    _parse("grid_sampler", interpolation_mode, padding_mode, align_corners)
     fn = grid_sampler_2d if input._data.ndim == 4 else grid_sampler_3d
     return fn(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
-# no command yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
-@register(category="nn", function=False,
-          cli_reason="its `grid` argument collides with the CLI's own --grid option: call F.grid_sample in an expression")
+@register(category="nn", function=False, cli_reason=_CLI_REASON)
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input [N, C, H, W] (or [N, C, D, H, W]) at the normalised locations of grid [N, Ho, Wo, 2]
     ([N, Do, Ho, Wo, 3]): bilinear, nearest or bicubic; zeros, border or reflection padding."""

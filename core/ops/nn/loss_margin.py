@@ -9,7 +9,7 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ..pointwise import _broadcast_error
 from ..registry import register
-from ._util import _make, _reduce_np, _reduction, _shape, _short
+from ._util import _reduce_np, _reduction, _shape, _short
 
 _LEGACY = {"size_average": "skip", "reduce": "skip"}
 
@@ -97,6 +97,7 @@ class MultiMarginLossBackward0(Op):
         if ((t < 0) | (t >= c)).any():
             raise RuntimeError("target out of range")
         w = None if weight is None else weight._data.reshape(-1)
+        ctx.save_for_backward(input)
         h, z, pos = _multi_margin_terms(x2, t, p, margin, w)
         per = h.sum(1) / c
         ctx.saved = (z, pos, t, w, input._data.shape, (n, c), p, reduction)
@@ -114,9 +115,26 @@ class MultiMarginLossBackward0(Op):
         if w is not None:
             h = h * w.astype(np.float64)[t][:, None]
         np.put_along_axis(h, t[:, None], -h.sum(1, keepdims=True), 1)
-        coef = _make(h.astype(g._data.dtype))
         gg = g.reshape(n, 1) if reduction == "none" else g
-        return (coef * gg).reshape(shape), None, None
+        return _NotImplementedBackward.apply(gg, ctx.saved_tensors[0], h, shape, "multi_margin_loss_backward"), \
+            None, None
+
+
+class _NotImplementedBackward(Op):
+    """The margin losses' backward kernels (grad * coef): torch registers no derivative for them, so a gradient
+    built with create_graph has this node (torch::autograd::NotImplemented), whose backward raises."""
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, g, input, coef, shape, kernel):
+        ctx.kernel = kernel
+        return (coef.astype(g._data.dtype) * g._data).reshape(shape)
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise RuntimeError(f"derivative for aten::{ctx.kernel} is not implemented")
 
 
 def _multi_margin_checks(input, target, weight):
@@ -179,6 +197,7 @@ class MultilabelMarginLossBackward0(Op):
         z = 1 - xt[:, :, None] + x2[:, None, :]                  # [N, slots, C]
         act = (z > 0) & valid[:, :, None] & ~is_target[:, None, :]
         per = np.where(act, z, 0.0).sum((1, 2)) / c
+        ctx.save_for_backward(input)
         ctx.saved = (act, idx, input._data.shape, (n, c), reduction)
         dt = input._data.dtype
         if reduction == "none":
@@ -193,9 +212,9 @@ class MultilabelMarginLossBackward0(Op):
         a = act.astype(np.float64) * scale
         grad = a.sum(1)                                           # +g at each non-target class i
         np.add.at(grad, (np.arange(n)[:, None], idx), -a.sum(2))  # -g at the target class j
-        coef = _make(grad.astype(g._data.dtype))
         gg = g.reshape(n, 1) if reduction == "none" else g
-        return (coef * gg).reshape(shape), None
+        return _NotImplementedBackward.apply(gg, ctx.saved_tensors[0], grad, shape, "multilabel_margin_loss_backward"), \
+            None
 
 
 @register(category="nn", function=False, cli=True, cli_params=_LEGACY,

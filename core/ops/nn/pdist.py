@@ -8,7 +8,6 @@ import numpy as np
 
 from ...autograd.function import Op
 from ..registry import register
-from ._util import _make
 
 
 def _pairs(n):
@@ -71,7 +70,19 @@ class PdistBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         x, dist = ctx.saved_tensors
-        return _make(_pdist_grad_np(x._data, ctx.p, dist._data, g._data))
+        return PdistBackwardBackward0.apply(g, x, ctx.p, dist)
+
+
+class PdistBackwardBackward0(Op):
+    """_pdist_backward(grad, self, p, result): its own derivative is not implemented in torch (backward raises)."""
+
+    @staticmethod
+    def forward(ctx, g, x, p, dist):
+        return _pdist_grad_np(x._data, p, dist._data, g._data)
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
 
 
 @register(category="nn", cli=True, cli_example="tensorcli pdist '[[0.0,0],[3,4],[6,8]]' --p 2")

@@ -4,6 +4,7 @@ NumPy windows (MaxPool3DWithIndicesBackward0, AvgPool3DBackward0); max indices a
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -17,17 +18,27 @@ from .pool import _pool_out, avg_pool2d, max_pool2d, max_pool2d_with_indices
 _POOL_PARAMS = {"kernel_size": "ints", "stride": "ints", "padding": "ints", "dilation": "ints"}
 _SEQ = "'[[[1.0,3,2,5,4,6]]]'"
 _CUBE = "'[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]'"
+_IMG = "'[[[[1.0,2,3],[4,5,6],[7,8,9]]]]'"
+_LP_PARAMS = {"norm_type": "number", "kernel_size": "ints", "stride": "ints"}
 
 
 # ---------------------------------------------------------------- 1-D (PyTorch: 2-D over a unit height)
 
-def _single(name, what, v, allow_empty=False):
+_MAX_POOL1D_FORMS = {"stride": "None, an int, list of ints, or tuple of ints", "padding": "an int, list of ints, or "
+                     "tuple of ints"}
+
+
+def _single(name, what, v, allow_empty=False, parser=False):
+    """A 1-D pooling size as one int, with torch's error for another length: the argument parser's
+    (avg_pool1d, max_pool1d_with_indices: int[1] parameters) or max_pool1d_impl's own."""
     if isinstance(v, (list, tuple)):
         if len(v) == 0 and allow_empty:
             return None
         if len(v) != 1:
-            raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 but got "
-                               f"size {len(v)}")
+            if parser:
+                raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(v)})")
+            forms = _MAX_POOL1D_FORMS.get(what, "an int, list of ints or tuple of ints")
+            raise RuntimeError(f"{name}() {what} must be {forms} of size 1 but got size {len(v)}")
         return int(v[0])
     return int(v)
 
@@ -63,10 +74,11 @@ def _max_pool1d_checks(input, k, s, p, d, ceil_mode):
 
 def _max_pool1d_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
     _check_1d_dims(input, "max_pool1d")
-    k = _single("max_pool1d", "kernel_size", kernel_size)
-    s = _single("max_pool1d", "stride", stride, allow_empty=True) if stride is not None else None
+    k = _single("max_pool1d", "kernel_size", kernel_size, parser=True)
+    s = _single("max_pool1d", "stride", stride, allow_empty=True, parser=True) if stride is not None else None
     s = k if s is None else s
-    p, d = _single("max_pool1d", "padding", padding), _single("max_pool1d", "dilation", dilation)
+    p = _single("max_pool1d", "padding", padding, parser=True)
+    d = _single("max_pool1d", "dilation", dilation, parser=True)
     out, idx = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
     return out.squeeze(-2), idx.squeeze(-2)
 
@@ -88,9 +100,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool1d_indices(input, k, s, p, d, ceil_mode)[0]
 
 
+@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
+          cli_example=f"tensorcli max-pool1d-with-indices {_SEQ} --kernel-size 2")
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    """F.max_pool1d_with_indices: max_pool1d plus the position of each maximum along the last dim."""
+    """Max over windows of the last dim plus the position of each maximum (F.max_pool1d_with_indices)."""
     return _max_pool1d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -107,10 +121,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """Mean over windows of the last dim of [N, C, L] (or [C, L]): avg_pool2d over a unit height, as PyTorch
     (grad_fn SqueezeBackward1)."""
     _check_1d_dims(input, "avg_pool1d")
-    k = _single("avg_pool1d", "kernel_size", kernel_size)
-    s = _single("avg_pool1d", "stride", stride, allow_empty=True) if stride is not None else None
+    k = _single("avg_pool1d", "kernel_size", kernel_size, parser=True)
+    s = _single("avg_pool1d", "stride", stride, allow_empty=True, parser=True) if stride is not None else None
     s = k if s is None else s
-    p = _single("avg_pool1d", "padding", padding)
+    p = _single("avg_pool1d", "padding", padding, parser=True)
     return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad).squeeze(-2)
 
 
@@ -309,9 +323,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
+@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
+          cli_example=f"tensorcli max-pool3d-with-indices {_CUBE} --kernel-size 2")
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    """F.max_pool3d_with_indices: max_pool3d plus the flat (d*H*W + h*W + w) index of each maximum."""
+    """Max over 3-D windows plus the flat (d*H*W + h*W + w) index of each maximum (F.max_pool3d_with_indices)."""
     return _max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -400,9 +416,20 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 # ---------------------------------------------------------------- power-average pooling (torch's Python composition)
 
+def _ntuple(x, n):
+    """torch.nn.modules.utils._pair / _triple: an iterable as a tuple (unpacking it checks the length, with
+    Python's ValueError), anything else repeated n times."""
+    return tuple(x) if isinstance(x, Iterable) else (x,) * n
+
+
+@register(category="nn", function=False, cli=True,
+          cli_params={**_LP_PARAMS, "kernel_size": "int", "stride": "int"},   # torch multiplies by kernel_size
+          cli_example=f"tensorcli lp-pool1d {_SEQ} --norm-type 2 --kernel-size 2")
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """F.lp_pool1d: (sum over each window of x**p)**(1/p), as torch composes it (avg_pool1d of x**p, times the
-    window size; p=inf is max_pool1d of |x|)."""
+    """Power-average pooling over windows of the last dim: (sum of x**p over each window)**(1/p).
+
+    As torch composes it: avg_pool1d of x**p times the window size, to the power 1/p; p=inf is max_pool1d of
+    |x|."""
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
             return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -412,10 +439,13 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
 
 
+@register(category="nn", function=False, cli=True, cli_params=_LP_PARAMS,
+          cli_example=f"tensorcli lp-pool2d {_IMG} --norm-type 2 --kernel-size 2,2")
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """F.lp_pool2d: lp_pool1d over kh x kw windows (avg_pool2d of x**p times kh*kw, to the power 1/p)."""
-    kw, kh = (kernel_size, kernel_size) if not isinstance(kernel_size, (list, tuple)) else tuple(kernel_size) * (
-        2 if len(kernel_size) == 1 else 1)
+    """Power-average pooling over kh x kw windows: (sum of x**p over each window)**(1/p).
+
+    As torch composes it: avg_pool2d of x**p times kh*kw, to the power 1/p; p=inf is max_pool2d of |x|."""
+    kw, kh = _ntuple(kernel_size, 2)
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
             return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -425,9 +455,13 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
 
 
+@register(category="nn", function=False, cli=True, cli_params=_LP_PARAMS,
+          cli_example=f"tensorcli lp-pool3d {_CUBE} --norm-type 2 --kernel-size 2,2,2")
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """F.lp_pool3d: the 3-D power-average pooling (avg_pool3d of x**p times kd*kh*kw, to the power 1/p)."""
-    kd, kw, kh = _triple("lp_pool3d", "kernel_size", kernel_size, "be")
+    """Power-average pooling over kd x kh x kw windows: (sum of x**p over each window)**(1/p).
+
+    As torch composes it: avg_pool3d of x**p times kd*kh*kw, to the power 1/p; p=inf is max_pool3d of |x|."""
+    kd, kw, kh = _ntuple(kernel_size, 3)
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
             return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)

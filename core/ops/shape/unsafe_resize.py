@@ -10,7 +10,9 @@ import warnings
 import numpy as np
 
 from ...autograd.function import Op
-from ...tensor import _wrap_dim
+from ...creation import _resizable
+from ...tensor import Tensor, _wrap_dim
+from ..inplace import _root, _storage_offset_of, _strided
 from .. import registry
 from ..registry import register
 from ._util import _int, _shape_str, _sizes
@@ -114,19 +116,36 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 
 def resize_(self, *size, memory_format=None):
-    """Resize in place: the first numel elements of self's data in memory order, laid out contiguously in
-    the new shape (new elements are zero here, uninitialised in torch); RuntimeError when self requires
-    grad."""
+    """Resize in place as torch's storage-level resize_: the same shape is a no-op (strides kept); another
+    shape lays contiguous strides over self's storage from its storage offset (so views share memory with
+    it), reallocating the storage (old contents kept) when it is too small: RuntimeError for a storage
+    that is not resizable (from_numpy / as_tensor of an array). New elements are zero here, uninitialised
+    in torch; RuntimeError when self requires grad."""
+    if len(size) == 1 and not isinstance(size[0], (tuple, list, int, np.integer, Tensor)):
+        raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
     shape = tuple(_sizes(size, "resize_", "size"))
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    if any(d < 0 for d in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
     if shape == tuple(self._data.shape):
         return self
-    n = int(np.prod(shape, dtype=np.int64))
-    flat = self._data.ravel(order="K")
-    data = np.zeros(n, dtype=flat.dtype)
-    data[:min(n, flat.size)] = flat[:n]
-    self._data = data.reshape(shape)
+    a = self._data
+    n, offset = int(np.prod(shape, dtype=np.int64)), _storage_offset_of(a)
+    strides, acc = [], 1
+    for d in reversed(shape):   # torch's contiguous strides (a 0 or 1 size counts as 1)
+        strides.append(acc)
+        acc *= max(d, 1)
+    strides = tuple(reversed(strides))
+    root = _root(a)
+    if n and offset + n > root.size:
+        if not _resizable(root):
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        grown = np.zeros(offset + n, dtype=a.dtype)
+        grown[:root.size] = root.reshape(-1, order="C" if root.flags.c_contiguous else "F")
+        a = grown    # views made before keep the old memory here (torch's share the grown storage)
+    self._data = _strided(a, shape, strides, offset)
     self._vc[0] += 1
     return self
 
