@@ -138,8 +138,9 @@ _TORCH_SUBMODULES = (
     "nn.modules.lazy", "nn.modules.linear", "nn.modules.loss", "nn.modules.normalization", "nn.modules.pooling",
     "nn.modules.rnn", "nn.modules.sparse", "nn.modules.transformer", "nn.modules.utils", "nn.parameter", "nn.utils",
     "nn.utils.clip_grad", "nn.utils.convert_parameters", "nn.utils.rnn", "optim", "optim.adadelta", "optim.adagrad",
-    "optim.adam", "optim.adamax", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer",
-    "optim.radam", "optim.rmsprop", "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data",
+    "optim.adam", "optim.adamax", "optim.asgd", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam",
+    "optim.optimizer", "optim.radam", "optim.rmsprop", "optim.rprop", "optim.sgd", "optim.sparse_adam",
+    "optim.swa_utils", "profiler", "random", "return_types", "utils", "utils.data",
     "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
     "serialization")
 # torch's module name -> core's, where they differ

@@ -50,3 +50,231 @@ def test_float64_parameters_keep_dtype_and_agree(torch, mkl_sqrt, name):
     for pc, pt in zip(pair.cparams, pair.tparams):
         for key, tv in pair.topt.state[pt].items():
             assert str(pair.copt.state[pc][key].dtype) == str(tv.dtype), key
+
+
+NEW = ["ASGD", "Rprop", "Adafactor", "SparseAdam"]
+
+
+def _same_error(fc, ft):
+    from conftest import same_error
+    ec, et = same_error(fc, ft)
+    assert et is not None and type(ec) is type(et) and str(ec) == str(et)
+
+
+BAD_ARGS = [
+    ("ASGD", dict(lr=-1)), ("ASGD", dict(weight_decay=-1)), ("Rprop", dict(lr=-1)), ("Rprop", dict(etas=(1.5, 2.0))),
+    ("Rprop", dict(etas=(0.5, 0.9))), ("Adafactor", dict(lr=-1)), ("Adafactor", dict(beta2_decay=0.5)),
+    ("Adafactor", dict(eps=(-1.0, 1e-3))), ("Adafactor", dict(eps=(None, -1.0))), ("Adafactor", dict(d=0.5)),
+    ("Adafactor", dict(weight_decay=-1)), ("SparseAdam", dict(lr=0)), ("SparseAdam", dict(eps=0)),
+    ("SparseAdam", dict(betas=(1.0, 0.9))), ("SparseAdam", dict(betas=(0.9, -0.1))),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs", BAD_ARGS, ids=[f"{c}-{k}" for c, k in BAD_ARGS])
+def test_invalid_hyperparameters_raise_like_torch(torch, cls, kwargs):
+    _same_error(lambda: getattr(core.optim, cls)([core.ones(2, requires_grad=True)], **kwargs),
+                lambda: getattr(torch.optim, cls)([torch.ones(2, requires_grad=True)], **kwargs))
+
+
+@pytest.mark.parametrize("cls", NEW)
+def test_repr_defaults_and_group_keys_match_torch(torch, cls):
+    oc = getattr(core.optim, cls)([core.ones(2, requires_grad=True)])
+    ot = getattr(torch.optim, cls)([torch.ones(2, requires_grad=True)])
+    assert repr(oc) == repr(ot)
+    assert oc.defaults == ot.defaults
+    assert list(oc.param_groups[0]) == list(ot.param_groups[0])
+
+
+def test_sparse_adam_rejects_dense_gradients_like_torch(torch):
+    res = []
+    for lib in (core, torch):
+        w, v = lib.ones(3, requires_grad=True), lib.ones(2, requires_grad=True)
+        opt = lib.optim.SparseAdam([w, v])
+        opt.step()                                   # no gradients yet: nothing to do
+        (w * 2).sum().backward()
+        with pytest.raises(RuntimeError) as info:
+            opt.step()
+        res.append((str(info.value), w.tolist(), len(opt.state), opt.state_dict()["param_groups"]))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("name", ["ASGD-t0-wd", "Rprop-etas", "Adafactor-wd"])
+def test_state_dict_round_trip_and_cross_load_with_torch(torch, mkl_sqrt, name):
+    """core's state_dict equals torch's; each loads into the other library's optimizer and training goes on
+    bit for bit."""
+    cls, kwargs = CONFIGS[name]
+    pair = Pair(torch, cls, kwargs)
+    for _ in range(3):
+        pair.step()
+    sc, st = pair.copt.state_dict(), pair.topt.state_dict()
+    assert sc["param_groups"] == st["param_groups"]
+    assert list(sc["state"]) == list(st["state"])
+    for k in st["state"]:
+        assert_state_bitwise(sc["state"][k], st["state"][k])
+    to_core = {"state": {k: {n: core.tensor(v.numpy().copy()) for n, v in s.items()} for k, s in st["state"].items()},
+               "param_groups": st["param_groups"]}
+    to_torch = {"state": {k: {n: torch.tensor(v.numpy().copy()) for n, v in s.items()}
+                          for k, s in sc["state"].items()}, "param_groups": sc["param_groups"]}
+    fresh_c = getattr(core.optim, cls)(pair.cparams, lr=123.0)
+    fresh_c.load_state_dict(to_core)
+    fresh_t = getattr(torch.optim, cls)(pair.tparams, lr=123.0)
+    fresh_t.load_state_dict(to_torch)
+    pair.copt, pair.topt = fresh_c, fresh_t
+    for step in range(10):
+        pair.step()
+        assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
+
+
+@pytest.mark.parametrize("cls", ["ASGD", "Rprop", "Adafactor"])
+def test_closure_zero_grad_hooks_and_add_param_group(torch, cls):
+    res = []
+    for lib in (core, torch):
+        a, b = lib.ones(3, requires_grad=True), lib.full((2, 2), 0.5, requires_grad=True)
+        opt = getattr(lib.optim, cls)([a])
+        calls = []
+        opt.register_step_pre_hook(lambda o, args, kw: calls.append("pre"))
+        h = opt.register_step_post_hook(lambda o, args, kw: calls.append("post"))
+
+        def closure():
+            opt.zero_grad()
+            loss = (a * a).sum() + (b * b * b).sum()
+            loss.backward()
+            return loss
+        loss1 = opt.step(closure)
+        opt.add_param_group({"params": [b], "lr": 0.1})
+        h.remove()
+        loss2 = opt.step(closure)
+        opt.zero_grad(set_to_none=False)
+        res.append((float(loss1.detach()), float(loss2.detach()), calls, a.tolist(), b.tolist(), a.grad.tolist(),
+                    [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups],
+                    {k: sorted(s) for k, s in opt.state_dict()["state"].items()}))
+    assert res[0] == res[1]
+
+
+# -- swa_utils -----------------------------------------------------------------------------------------------------
+
+def _bn_model(lib):
+    lib.manual_seed(0)
+    return lib.nn.Sequential(lib.nn.Linear(4, 5), lib.nn.BatchNorm1d(5), lib.nn.ReLU(), lib.nn.Linear(5, 2))
+
+
+def _load(model, state, lib):
+    model.load_state_dict({k: lib.tensor(v.numpy().copy()) for k, v in state.items()})
+
+
+SWA_KINDS = {
+    "swa-default": lambda U: dict(),
+    "ema-multi": lambda U: dict(multi_avg_fn=U.get_ema_multi_avg_fn(0.9)),
+    "swa-multi": lambda U: dict(multi_avg_fn=U.get_swa_multi_avg_fn()),
+    "ema-avg-buffers": lambda U: dict(avg_fn=U.get_ema_avg_fn(0.8), use_buffers=True),
+    "swa-avg-buffers": lambda U: dict(avg_fn=U.get_swa_avg_fn(), use_buffers=True),
+    "ema-multi-buffers": lambda U: dict(multi_avg_fn=U.get_ema_multi_avg_fn(0.7), use_buffers=True),
+}
+
+
+@pytest.mark.parametrize("kind", list(SWA_KINDS))
+def test_averaged_model_matches_torch_bitwise(torch, kind):
+    """torch trains a model; core's copy gets the same weights and buffers after every step, so only the
+    averaging is compared (state_dict values, dtypes and keys, n_averaged, and the averaged model's output)."""
+    tmodel, cmodel = _bn_model(torch), _bn_model(core)
+    _load(cmodel, tmodel.state_dict(), core)
+    tavg = torch.optim.swa_utils.AveragedModel(tmodel, **SWA_KINDS[kind](torch.optim.swa_utils))
+    cavg = core.optim.swa_utils.AveragedModel(cmodel, **SWA_KINDS[kind](core.optim.swa_utils))
+    opt = torch.optim.SGD(tmodel.parameters(), lr=0.1, momentum=0.5)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        opt.zero_grad()
+        tmodel(torch.tensor(rng.standard_normal((8, 4)), dtype=torch.float32)).pow(2).mean().backward()
+        opt.step()
+        _load(cmodel, tmodel.state_dict(), core)
+        tavg.update_parameters(tmodel)
+        cavg.update_parameters(cmodel)
+    sc, st = cavg.state_dict(), tavg.state_dict()
+    assert list(sc) == list(st)
+    for k in st:
+        assert str(sc[k].dtype) == str(st[k].dtype), k
+        np.testing.assert_array_equal(sc[k].numpy(), st[k].numpy(), err_msg=k)
+    cavg.eval()
+    tavg.eval()
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_allclose(cavg(core.tensor(x)).detach().numpy(), tavg(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_update_bn_and_averaged_model_errors_match_torch(torch):
+    tmodel = _bn_model(torch)
+    cmodel = _bn_model(core)
+    _load(cmodel, tmodel.state_dict(), core)
+    rng = np.random.default_rng(1)
+    data = [rng.standard_normal((6, 4)).astype(np.float32) for _ in range(3)]
+    res = []
+    for lib, model in ((core, cmodel), (torch, tmodel)):
+        model.eval()
+        bn = model[1]
+        bn.momentum = 0.3
+        loader = [(lib.tensor(x), lib.zeros(6)) for x in data]
+        lib.optim.swa_utils.update_bn(loader, model)
+        res.append((model.training, bn.momentum, bn.running_mean.numpy().copy(), bn.running_var.numpy().copy(),
+                    int(bn.num_batches_tracked)))
+        lib.optim.swa_utils.update_bn(loader, lib.nn.Linear(4, 2))          # no BatchNorm: nothing happens
+    assert res[0][:2] == res[1][:2] and res[0][4] == res[1][4]
+    # the statistics go through each library's Linear (BLAS) and BatchNorm: equal to float32 rounding
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-5, atol=1e-6)
+    U = "optim.swa_utils"
+    for make in (lambda L: L.optim.swa_utils.get_ema_avg_fn(1.5), lambda L: L.optim.swa_utils.get_ema_multi_avg_fn(-1),
+                 lambda L: L.optim.swa_utils.AveragedModel(L.nn.Linear(1, 1), avg_fn=L.optim.swa_utils.get_swa_avg_fn(),
+                                                           multi_avg_fn=L.optim.swa_utils.get_swa_multi_avg_fn())):
+        _same_error(lambda: make(core), lambda: make(torch))
+    assert U
+
+
+SWALR_CASES = {
+    "cos": dict(swa_lr=0.05, anneal_epochs=4),
+    "linear": dict(swa_lr=[0.05, 0.01], anneal_epochs=3, anneal_strategy="linear"),
+    "no-anneal": dict(swa_lr=0.02, anneal_epochs=0),
+}
+
+
+@pytest.mark.parametrize("name", list(SWALR_CASES))
+def test_swalr_steps_like_torch(torch, name):
+    seqs = []
+    for lib in (core, torch):
+        w = lib.ones(2, requires_grad=True)
+        opt = lib.optim.SGD([{"params": [w]}, {"params": [lib.ones(1, requires_grad=True)], "lr": 0.3}], lr=0.1)
+        main = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        swa = lib.optim.swa_utils.SWALR(opt, **SWALR_CASES[name])
+        seq = [swa.get_last_lr()]
+        for epoch in range(8):
+            w.grad = lib.ones(2)
+            opt.step()
+            (main if epoch < 2 else swa).step()
+            seq.append((swa.get_last_lr(), [g["lr"] for g in opt.param_groups]))
+        sd = swa.state_dict()
+        again = lib.optim.swa_utils.SWALR(opt, swa_lr=1.0)
+        again.load_state_dict(sd)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lrs = swa.get_lr()
+        seqs.append((seq, sorted(sd), again.anneal_func(0.5), again._anneal_strategy, lrs,
+                     [str(c.message) for c in caught]))
+    assert seqs[0] == seqs[1]
+
+
+@pytest.mark.parametrize("kwargs", [dict(anneal_strategy="exp"), dict(anneal_epochs=-1), dict(anneal_epochs=1.5),
+                                    dict(swa_lr=[0.1, 0.2, 0.3])])
+def test_swalr_errors_match_torch(torch, kwargs):
+    def make(lib):
+        opt = lib.optim.SGD([{"params": [lib.ones(1, requires_grad=True)]},
+                             {"params": [lib.ones(1, requires_grad=True)]}], lr=0.1)
+        lib.optim.swa_utils.SWALR(opt, **{"swa_lr": 0.05, **kwargs})
+    _same_error(lambda: make(core), lambda: make(torch))
+
+
+def test_optim_namespace_matches_torch(torch):
+    public = {n for n in dir(torch.optim) if not n.startswith("_")} - {"Muon", "swap_in_optimizer_params_and_state"}
+    assert public <= set(dir(core.optim))
+    for name in ("AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
+                 "get_ema_avg_fn", "get_swa_avg_fn"):
+        assert hasattr(core.optim.swa_utils, name)
+    assert math.isfinite(core.optim.swa_utils.SWALR._cosine_anneal(0.3))

@@ -8,11 +8,14 @@ import math
 import warnings
 from copy import deepcopy
 
+import numpy as np
+
 from .. import creation, dtypes
 from ..autograd.grad_mode import no_grad
 from ..nn.module import Module
 from ..nn.modules.batchnorm import _BatchNorm
 from ..tensor import Tensor
+from ._kernels import bump, lerp_
 from ._lr_base import LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
@@ -28,6 +31,15 @@ def _is_float(t):
     return t.is_floating_point() or t.is_complex()
 
 
+def _lerp_(tensor, end, weight):
+    """tensor.lerp_(end, weight) with ATen's rounding (the optimizers' FMA-exact kernel) for float32 / float64."""
+    if tensor._data.dtype in (np.float32, np.float64) and end._data.dtype == tensor._data.dtype:
+        lerp_(tensor._data, np.broadcast_to(end._data, tensor._data.shape), weight)
+        bump(tensor)
+    else:
+        tensor.lerp_(end, weight)
+
+
 def get_ema_multi_avg_fn(decay=0.999):
     """A multi_avg_fn for AveragedModel: ema.lerp_(p, 1 - decay) for floating tensors (torch's _foreach_lerp_),
     ema = ema * decay + p * (1 - decay) otherwise."""
@@ -37,7 +49,7 @@ def get_ema_multi_avg_fn(decay=0.999):
         with no_grad():
             if _is_float(ema_param_list[0]):
                 for p_ema, p_model in zip(ema_param_list, current_param_list):
-                    p_ema.lerp_(p_model, 1 - decay)
+                    _lerp_(p_ema, p_model, 1 - decay)
             else:
                 for p_ema, p_model in zip(ema_param_list, current_param_list, strict=True):
                     p_ema.copy_(p_ema * decay + p_model * (1 - decay))
@@ -55,7 +67,7 @@ def get_swa_multi_avg_fn():
                 weight = 1 / (num_averaged + 1)
                 weight = weight.item() if isinstance(weight, Tensor) else weight   # a Scalar argument in torch
                 for p_avg, p_model in zip(averaged_param_list, current_param_list):
-                    p_avg.lerp_(p_model, weight)
+                    _lerp_(p_avg, p_model, weight)
             else:
                 for p_avg, p_model in zip(averaged_param_list, current_param_list):
                     diff = p_model - p_avg
@@ -100,7 +112,7 @@ class AveragedModel(Module):
         self.module = deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        self.register_buffer("n_averaged", creation.tensor(0, dtype=dtypes.long, device=device))
+        self.register_buffer("n_averaged", creation.tensor(0, dtype=dtypes.int64, device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers
