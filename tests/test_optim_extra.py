@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import core
+from conftest import same_error
 from test_optim_bitwise import Pair, assert_state_bitwise, mkl_sqrt  # noqa: F401  (mkl_sqrt is a fixture)
 
 CONFIGS = {
@@ -56,7 +57,6 @@ NEW = ["ASGD", "Rprop", "Adafactor", "SparseAdam"]
 
 
 def _same_error(fc, ft):
-    from conftest import same_error
     ec, et = same_error(fc, ft)
     assert et is not None and type(ec) is type(et) and str(ec) == str(et)
 
@@ -221,12 +221,10 @@ def test_update_bn_and_averaged_model_errors_match_torch(torch):
     # the statistics go through each library's Linear (BLAS) and BatchNorm: equal to float32 rounding
     np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-5, atol=1e-6)
-    U = "optim.swa_utils"
     for make in (lambda L: L.optim.swa_utils.get_ema_avg_fn(1.5), lambda L: L.optim.swa_utils.get_ema_multi_avg_fn(-1),
                  lambda L: L.optim.swa_utils.AveragedModel(L.nn.Linear(1, 1), avg_fn=L.optim.swa_utils.get_swa_avg_fn(),
                                                            multi_avg_fn=L.optim.swa_utils.get_swa_multi_avg_fn())):
         _same_error(lambda: make(core), lambda: make(torch))
-    assert U
 
 
 SWALR_CASES = {
