@@ -11,6 +11,7 @@ import pytest
 
 import core
 from conftest import same_error
+from test_optim_bitwise import CONFIGS as BITWISE_CONFIGS
 from test_optim_bitwise import Pair, assert_state_bitwise, mkl_sqrt  # noqa: F401  (mkl_sqrt is a fixture)
 
 CONFIGS = {
@@ -276,3 +277,27 @@ def test_optim_namespace_matches_torch(torch):
                  "get_ema_avg_fn", "get_swa_avg_fn"):
         assert hasattr(core.optim.swa_utils, name)
     assert math.isfinite(core.optim.swa_utils.SWALR._cosine_anneal(0.3))
+
+
+def _all_configs():
+    return {**{k: v for k, v in BITWISE_CONFIGS.items() if not k.endswith("-foreach")}, **CONFIGS}
+
+
+@pytest.mark.parametrize("name", list(_all_configs()))
+def test_saved_state_dict_crosses_between_core_and_torch(torch, mkl_sqrt, tmp_path, name):
+    """An optimizer's state_dict saved by torch.save loads (core.load) into core's optimizer, core's into torch's,
+    and both keep training bit for bit: the two libraries' dict shapes are the same."""
+    cls, kwargs = _all_configs()[name]
+    pair = Pair(torch, cls, kwargs)
+    for _ in range(3):
+        pair.step()
+    torch.save(pair.topt.state_dict(), tmp_path / "t.pt")
+    core.save(pair.copt.state_dict(), tmp_path / "c.pt")
+    oc = getattr(core.optim, cls)(pair.cparams, lr=5.0)
+    oc.load_state_dict(core.load(tmp_path / "t.pt"))
+    ot = getattr(torch.optim, cls)(pair.tparams, lr=5.0)
+    ot.load_state_dict(torch.load(tmp_path / "c.pt"))
+    pair.copt, pair.topt = oc, ot
+    for step in range(5):
+        pair.step()
+        assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
