@@ -25,6 +25,11 @@ CONFIGS = {
     "Adafactor-wd": ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5, weight_decay=0.1)),
     "Adafactor-maximize": ("Adafactor", dict(lr=0.001, eps=(1e-4, 1e-3), maximize=True)),
 }
+# foreach=True: torch's multi-tensor implementations (ASGD's is a different formulation, Adafactor's rounds its last
+# update differently)
+CONFIGS.update({f"{name}-foreach": (cls, dict(kwargs, foreach=True)) for name, (cls, kwargs) in list(CONFIGS.items())
+                if name in ("ASGD", "ASGD-t0-wd", "ASGD-maximize", "Rprop-etas", "Rprop-maximize", "Adafactor",
+                            "Adafactor-wd", "Adafactor-maximize")})
 STEPS = 40
 
 

@@ -78,7 +78,8 @@ class Adafactor(Optimizer):
                 self._init_group(group, *lists)
                 eps1, eps2 = group["eps"]
                 adafactor(*lists, d=group["d"], lr=group["lr"], beta2_decay=group["beta2_decay"],
-                          weight_decay=group["weight_decay"], eps1=eps1, eps2=eps2, maximize=group["maximize"])
+                          weight_decay=group["weight_decay"], eps1=eps1, eps2=eps2, maximize=group["maximize"],
+                          foreach=group["foreach"])
         return loss
 
 
@@ -155,8 +156,9 @@ def _var_estimate(grad, row_var, col_var, one_minus_beta2_t, eps1):
 
 
 def adafactor(params, grads, row_vars, col_vars, variances, state_steps, *, d, lr, beta2_decay, weight_decay, eps1,
-              eps2, maximize, **_unused):
-    """Functional Adafactor (torch.optim._adafactor, single-tensor path)."""
+              eps2, maximize, foreach=None, **_unused):
+    """Functional Adafactor (torch.optim._adafactor, single-tensor path; foreach=True rounds the last update as
+    torch's multi-tensor path does, which otherwise computes the same)."""
     lr = _to_float(lr)
     for i, param in enumerate(params):
         pd = param._data
@@ -184,5 +186,9 @@ def adafactor(params, grads, row_vars, col_vars, variances, state_steps, *, d, l
         np.divide(scal(dt, 1), np.sqrt(update, out=update), out=update)          # rsqrt: 1 / sqrt, rounded twice
         np.multiply(update, grad, out=update)
         denom = max(1.0, _norm_all(update) / ((update.size ** 0.5) * d))
-        add_(pd, update, -alpha / denom)
+        if foreach:                         # torch's multi-tensor tail: updates *= -alpha / denom; params += updates
+            np.multiply(update, scal(dt, -alpha / denom), out=update)
+            np.add(pd, update, out=pd, casting="unsafe")
+        else:
+            add_(pd, update, -alpha / denom)
         bump(param)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import creation
-from ._kernels import add_, added, bump, grad_array, mul_
+from ._kernels import add_, added, bump, fma_, grad_array, mul_
 from .optimizer import (Optimizer, _check_lr, _check_nonneg, _restore_group_defaults, _run_closure, _scalar_dtype,
                         _scalar_state, _to_float, _use_grad_for_differentiable)
 
@@ -62,7 +62,8 @@ class ASGD(Optimizer):
             self._init_group(group, *lists)
             params, grads, mus, axs, etas, steps = lists
             asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"], lr=group["lr"], t0=group["t0"],
-                 alpha=group["alpha"], weight_decay=group["weight_decay"], maximize=group["maximize"])
+                 alpha=group["alpha"], weight_decay=group["weight_decay"], maximize=group["maximize"],
+                 foreach=group["foreach"])
         return loss
 
 
@@ -71,10 +72,16 @@ def _as_dtype(t, dtype):
     return t._data.astype(dtype)[()]
 
 
-def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay, maximize, **_unused):
+def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay, maximize, foreach=None,
+         **_unused):
     """Functional ASGD: param *= 1 - lambd * eta; param -= eta * grad; ax += (param - ax) * mu (or ax = param
-    while mu is 1); then eta = lr / (1 + lambd * lr * step) ** alpha and mu = 1 / max(1, step - t0)."""
+    while mu is 1); then eta = lr / (1 + lambd * lr * step) ** alpha and mu = 1 / max(1, step - t0).
+    foreach=True is torch's multi-tensor formulation (rounded differently): param -= eta * (grad + lambd * param),
+    ax += (param - ax) * mu always (foreach=None picks the single-tensor path on CPU, as torch does)."""
     lr = _to_float(lr)
+    if foreach:
+        return _asgd_multi_tensor(params, grads, axs, mus, etas, state_steps, lambd=lambd, lr=lr, t0=t0,
+                                  alpha=alpha, weight_decay=weight_decay, maximize=maximize)
     for i, param in enumerate(params):
         pd = param._data
         grad = grad_array(grads[i], pd, maximize)
@@ -98,3 +105,34 @@ def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, we
         eta._data[...] = creation.tensor(lr / ((1 + lambd * lr * step) ** alpha))._data
         mu._data[...] = creation.tensor(1 / max(1, step - t0))._data
         bump(eta, mu)
+
+
+def _asgd_multi_tensor(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay, maximize):
+    """torch's _multi_tensor_asgd (non-capturable), one tensor at a time as its CPU foreach kernels run."""
+    for i, param in enumerate(params):
+        pd = param._data
+        grad = grad_array(grads[i], pd, maximize)
+        mu, ax, eta, step_t = mus[i], axs[i], etas[i], state_steps[i]
+        step_t._data[...] = step_t._data + 1
+        bump(step_t)
+        if weight_decay != 0:
+            grad = added(grad, pd, weight_decay)
+        intermediate = added(grad, pd, lambd)
+        fma_(pd, np.negative(intermediate), _as_dtype(eta, pd.dtype), pd)     # addcmul_(., eta, value=-1)
+        bump(param)
+        diff = np.subtract(pd, ax._data)
+        fma_(ax._data, diff, _as_dtype(mu, pd.dtype), ax._data)               # addcmul_(diff, mu)
+        bump(ax)
+        eta._data[...] = _tensor_eta(step_t._data, lambd, lr, alpha)
+        mu._data[...] = creation.tensor(1 / max(1, step_t.item() - t0))._data
+        bump(eta, mu)
+
+
+def _tensor_eta(step, lambd, lr, alpha):
+    """lr / ((1 + lambd * lr * step) ** alpha) with step a 0-dim tensor, as torch evaluates it: each operation
+    rounded in step's dtype, pow correctly rounded (torch's pow agrees with float64 pow rounded, measured), and
+    the division as Tensor.__rtruediv__ does it: reciprocal, then times lr."""
+    dt = step.dtype.type
+    x = dt(1) + dt(lambd * lr) * step[()]
+    p = dt(np.float64(x) ** alpha)
+    return (dt(1) / p) * dt(lr)
