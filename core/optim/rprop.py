@@ -55,14 +55,15 @@ class Rprop(Optimizer):
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             rprop(*lists, step_size_min=step_size_min, step_size_max=step_size_max, etaminus=etaminus,
-                  etaplus=etaplus, maximize=group["maximize"])
+                  etaplus=etaplus, maximize=group["maximize"], foreach=group["foreach"])
         return loss
 
 
 def rprop(params, grads, prevs, step_sizes, state_steps, *, step_size_min, step_size_max, etaminus, etaplus,
-          maximize, **_unused):
+          maximize, foreach=None, **_unused):
     """Functional Rprop: s = sign(grad * prev) mapped to etaplus / etaminus / 1; step_size = clamp(step_size * s,
-    min, max); grad zeroed where s is etaminus; param -= sign(grad) * step_size; prev = grad."""
+    min, max); grad zeroed where s is etaminus; param -= sign(grad) * step_size; prev = grad. torch's multi-tensor
+    path (foreach=True) computes the same values and writes prev 2 times a step (3 with maximize)."""
     for i, param in enumerate(params):
         pd = param._data
         grad = grad_array(grads[i], pd, maximize)
@@ -83,3 +84,5 @@ def rprop(params, grads, prevs, step_sizes, state_steps, *, step_size_min, step_
         bump(param)
         np.copyto(prev._data, grad)
         bump(prev)
+        if foreach:
+            bump(*[prev] * (2 if maximize else 1))
