@@ -276,7 +276,7 @@ def test_swalr_errors_match_torch(torch, kwargs):
 
 
 def test_optim_namespace_matches_torch(torch):
-    public = {n for n in dir(torch.optim) if not n.startswith("_")} - {"Muon", "swap_in_optimizer_params_and_state"}
+    public = {n for n in dir(torch.optim) if not n.startswith("_")} - {"Muon"}   # Muon: bfloat16 matmuls (no core dtype)
     assert public <= set(dir(core.optim))
     for name in ("AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
                  "get_ema_avg_fn", "get_swa_avg_fn"):
@@ -306,3 +306,43 @@ def test_saved_state_dict_crosses_between_core_and_torch(torch, mkl_sqrt, tmp_pa
     for step in range(5):
         pair.step()
         assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
+
+
+def _swap_in(lib):
+    """An Adam step run against swapped-in parameters and state: they change in place, the live ones do not."""
+    out = []
+    w = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    opt = lib.optim.Adam([w], lr=0.5)
+    w.grad = lib.tensor([0.5, 0.25, -1.0])
+    opt.step()
+    other = lib.tensor([10.0, 20.0, 30.0], requires_grad=True)
+    other.grad = lib.tensor([1.0, 1.0, 1.0])
+    osd = {"state": {0: {k: v.clone() for k, v in opt.state_dict()["state"][0].items()}},
+           "param_groups": [dict(opt.state_dict()["param_groups"][0], lr=0.25)]}
+    with lib.optim.swap_in_optimizer_params_and_state(opt, {"w": other}, osd):
+        out.append((opt.param_groups[0]["lr"], opt.param_groups[0]["params"][0] is other))
+        opt.step()
+    out.append((other.tolist(), w.tolist(), osd["state"][0]["exp_avg"].tolist(), osd["state"][0]["step"].item(),
+                opt.param_groups[0]["lr"], opt.state[w]["step"].item(), len(opt.state)))
+    bad = [{"state": [], "param_groups": []}, {"state": {}, "param_groups": {}}, {"state": {}, "param_groups": []},
+           {"state": {5: {}}, "param_groups": [dict(osd["param_groups"][0])]},
+           {"state": {0: 1}, "param_groups": [dict(osd["param_groups"][0])]},
+           {"state": {}, "param_groups": [dict(osd["param_groups"][0], extra=1)]},
+           {"state": {}, "param_groups": [dict(osd["param_groups"][0], params=[0, 1])]}, []]
+    for sd in bad:
+        try:
+            with lib.optim.swap_in_optimizer_params_and_state(opt, {"w": other}, sd):
+                pass
+        except RuntimeError as e:
+            out.append(str(e))
+    fresh = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+    try:
+        with lib.optim.swap_in_optimizer_params_and_state(fresh, {}, {}):
+            pass
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_swap_in_optimizer_params_and_state_like_torch(torch):
+    assert _swap_in(core) == _swap_in(torch)

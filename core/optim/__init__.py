@@ -1,6 +1,8 @@
 """core.optim: torch.optim's optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam,
-ASGD, Rprop, Adafactor, SparseAdam, LBFGS), learning-rate schedulers and swa_utils."""
+ASGD, Rprop, Adafactor, SparseAdam, LBFGS), learning-rate schedulers, swa_utils and
+swap_in_optimizer_params_and_state."""
 from . import lr_scheduler, swa_utils
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -17,4 +19,5 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils",
+           "swap_in_optimizer_params_and_state"]
