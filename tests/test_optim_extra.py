@@ -11,6 +11,7 @@ import pytest
 
 import core
 from conftest import same_error
+from core.optim import _kernels
 from test_optim_bitwise import CONFIGS as BITWISE_CONFIGS
 from test_optim_bitwise import Pair, assert_state_bitwise, mkl_sqrt  # noqa: F401  (mkl_sqrt is a fixture)
 
@@ -346,3 +347,31 @@ def _swap_in(lib):
 
 def test_swap_in_optimizer_params_and_state_like_torch(torch):
     assert _swap_in(core) == _swap_in(torch)
+
+
+@pytest.fixture
+def mkl_sqrt_0d(torch, monkeypatch):
+    """mkl_sqrt for 0-dim arrays too (np.ascontiguousarray, which mkl_sqrt uses, makes them 1-dim)."""
+    def sqrt(x, out=None):
+        r = torch.from_numpy(np.array(x)).sqrt().numpy()
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    monkeypatch.setattr(_kernels, "sqrt", sqrt)
+
+
+@pytest.mark.parametrize("name", list({**BITWISE_CONFIGS, **CONFIGS}))
+def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt_0d, name):
+    """A 0-dim parameter (NumPy turns 0-dim results into scalars) next to a 2-element one, every optimizer
+    configuration, bit for bit."""
+    cls, kwargs = {**BITWISE_CONFIGS, **CONFIGS}[name]
+    res = []
+    for lib in (core, torch):
+        ws = [lib.tensor(1.5, requires_grad=True), lib.tensor([0.3, -0.2], requires_grad=True)]
+        opt = getattr(lib.optim, cls)(ws, **kwargs)
+        for g in (0.5, -0.25, 0.125, 0.3):
+            ws[0].grad, ws[1].grad = lib.tensor(g), lib.tensor([g, -g])
+            opt.step()
+        res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
+    assert res[0] == res[1]

@@ -72,7 +72,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2,
             grad = added(grad, pd, weight_decay)
         lerp_(exp_avg, grad, 1 - beta1)
         mul_(exp_inf, beta2)
-        norm = np.abs(grad)
+        norm = np.abs(grad, out=np.empty_like(grad))      # an array also for 0-dim params
         np.add(norm, scal(pd.dtype, eps), out=norm, casting="unsafe")
         np.maximum(exp_inf, norm, out=exp_inf)
         bump(exp_avg_t, exp_inf_t, exp_inf_t)  # lerp_; mul_ and maximum(out=)

@@ -95,7 +95,7 @@ def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, we
         add_(pd, grad, -eta_value)
         bump(param, param)
         if mu.item() != 1:
-            diff = np.subtract(pd, ax._data)
+            diff = np.subtract(pd, ax._data, out=np.empty_like(pd))
             np.multiply(diff, _as_dtype(mu, diff.dtype), out=diff)
             np.add(ax._data, diff, out=ax._data)
         else:

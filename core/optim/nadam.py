@@ -102,7 +102,8 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
             denom = K.sqrt(exp_avg_sq)
             np.divide(denom, scal(pd.dtype, bias_correction2 ** 0.5), out=denom, casting="unsafe")
         else:
-            denom = np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe", dtype=pd.dtype)
+            denom = np.asarray(np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe",
+                                         dtype=pd.dtype))        # np.asarray: an array also for 0-dim params
             K.sqrt(denom, out=denom)
         mu_product_next = mu_product.item() * mu_next
         np.add(denom, scal(pd.dtype, eps), out=denom, casting="unsafe")

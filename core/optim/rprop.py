@@ -71,7 +71,7 @@ def rprop(params, grads, prevs, step_sizes, state_steps, *, step_size_min, step_
         step_t._data[...] = step_t._data + 1
         bump(step_t)
         dt = pd.dtype
-        sign = np.sign(np.multiply(grad, prev._data))
+        sign = np.asarray(np.sign(np.multiply(grad, prev._data)))    # an array also for 0-dim params
         up, down, zero = sign > 0, sign < 0, sign == 0
         sign[up], sign[down], sign[zero] = scal(dt, etaplus), scal(dt, etaminus), 1
         ss = step_size._data
