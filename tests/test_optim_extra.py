@@ -4,6 +4,8 @@ round trips (also between core and torch), and the averaging utilities."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -375,3 +377,11 @@ def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt_0d, nam
             opt.step()
         res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
     assert res[0] == res[1]
+
+
+def test_swa_utils_is_imported_on_first_use():
+    """`import core.optim` does not import core.nn (swa_utils does, on first access: ~100 ms)."""
+    code = ("import sys, core.optim as o; a = 'core.nn' in sys.modules; o.swa_utils; "
+            "print(a, 'core.nn' in sys.modules, 'swa_utils' in dir(o))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "True"]
