@@ -385,3 +385,31 @@ def test_swa_utils_is_imported_on_first_use():
             "print(a, 'core.nn' in sys.modules, 'swa_utils' in dir(o))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True", "True"]
+
+
+ALL_OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop",
+                  "Adafactor", "LBFGS", "SparseAdam"]
+
+
+def _surface(lib, cls):
+    w = lib.ones(2, 3, requires_grad=True)
+    opt = getattr(lib.optim, cls)([w], **(dict(lr=0.1) if cls == "SGD" else {}))
+    before = (list(opt.param_groups[0]), repr(opt), opt.defaults)
+    if cls != "SparseAdam":
+        def closure():
+            opt.zero_grad()
+            loss = (w * w).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+    sd = opt.state_dict()
+    state = {k: [(n, type(v).__name__, str(getattr(v, "dtype", None)), tuple(getattr(v, "shape", ())))
+                 for n, v in s.items()] for k, s in sd["state"].items()}
+    return before, sd["param_groups"], state
+
+
+@pytest.mark.parametrize("cls", ALL_OPTIMIZERS)
+def test_param_group_keys_repr_defaults_and_state_layout_match_torch(torch, cls):
+    """param_groups keys in torch's order (foreach / fused / maximize / capturable / differentiable ...), repr,
+    defaults, the state_dict's groups and each state entry's name, type, dtype and shape after a closure step."""
+    assert _surface(core, cls) == _surface(torch, cls)
