@@ -279,7 +279,8 @@ def test_swalr_errors_match_torch(torch, kwargs):
 
 
 def test_optim_namespace_matches_torch(torch):
-    public = {n for n in dir(torch.optim) if not n.startswith("_")} - {"Muon"}   # Muon: bfloat16 matmuls (no core dtype)
+    # Muon is left out: its Newton-Schulz iteration runs bfloat16 matmuls (core has no bfloat16)
+    public = {n for n in dir(torch.optim) if not n.startswith("_")} - {"Muon"}
     assert public <= set(dir(core.optim))
     for name in ("AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
                  "get_ema_avg_fn", "get_swa_avg_fn"):
@@ -413,3 +414,17 @@ def test_param_group_keys_repr_defaults_and_state_layout_match_torch(torch, cls)
     """param_groups keys in torch's order (foreach / fused / maximize / capturable / differentiable ...), repr,
     defaults, the state_dict's groups and each state entry's name, type, dtype and shape after a closure step."""
     assert _surface(core, cls) == _surface(torch, cls)
+
+
+@pytest.mark.parametrize("name", [n for n in _all_configs() if not n.endswith("-foreach")])
+def test_tensor_lr_computes_like_torch(torch, mkl_sqrt_0d, name):
+    """lr given as a 0-dim Tensor: torch computes step sizes (Adam's lr / bias_correction1, ASGD's eta, ...) as
+    float32 tensor operations, not in Python floats; 10 steps bit for bit."""
+    cls, kwargs = _all_configs()[name]
+    lr = kwargs.get("lr", 1.0 if cls == "Adadelta" else 0.01)
+    pair = Pair(torch, cls, kwargs)
+    pair.topt = getattr(torch.optim, cls)(pair.tparams, **dict(kwargs, lr=torch.tensor(lr)))
+    pair.copt = getattr(core.optim, cls)(pair.cparams, **dict(kwargs, lr=core.tensor(lr)))
+    for step in range(10):
+        pair.step()
+        assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"

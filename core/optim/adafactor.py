@@ -14,7 +14,7 @@ from ..autograd.grad_mode import no_grad
 from .._sum_order import torch_sum
 from ._exact import narrow_
 from ._kernels import add_, bump, grad_array, lerp_, mul_, scal
-from .optimizer import Optimizer, _restore_group_defaults, _run_closure, _scalar_state, _to_float
+from .optimizer import Optimizer, _restore_group_defaults, _run_closure, _scalar_state, _to_scalar
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -159,7 +159,7 @@ def adafactor(params, grads, row_vars, col_vars, variances, state_steps, *, d, l
               eps2, maximize, foreach=None, **_unused):
     """Functional Adafactor (torch.optim._adafactor, single-tensor path; foreach=True rounds the last update as
     torch's multi-tensor path does, which otherwise computes the same)."""
-    lr = _to_float(lr)
+    lr = _to_scalar(lr)     # a Tensor lr makes rho_t, alpha and the decay factor 0-dim float32 values, as in torch
     for i, param in enumerate(params):
         pd = param._data
         grad = grad_array(grads[i], pd, maximize)

@@ -6,7 +6,7 @@ import numpy as np
 from .. import creation
 from ._kernels import added, addcdiv_, bump, grad_array, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
-                        _restore_group_defaults, _to_float, _use_grad_for_differentiable)
+                        _restore_group_defaults, _to_float, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adamax", "adamax"]
 
@@ -62,7 +62,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2,
            **_unused):
     """Functional Adamax: m = lerp(m, g, 1 - beta1); u = max(beta2 * u, |g| + eps);
     param -= lr / (1 - beta1^t) * m / u."""
-    lr, beta1, beta2 = _to_float(lr), _to_float(beta1), _to_float(beta2)
+    lr, beta1, beta2 = _to_scalar(lr), _to_float(beta1), _to_float(beta2)
     for param, grad_t, exp_avg_t, exp_inf_t, step_t in zip(params, grads, exp_avgs, exp_infs, state_steps):
         pd, exp_avg, exp_inf = param._data, exp_avg_t._data, exp_inf_t._data
         grad = grad_array(grad_t, pd, maximize)

@@ -7,7 +7,7 @@ import numpy as np
 from .. import creation
 from ._kernels import add_, added, bump, fma_, grad_array, mul_
 from .optimizer import (Optimizer, _check_lr, _check_nonneg, _restore_group_defaults, _run_closure, _scalar_dtype,
-                        _scalar_state, _to_float, _use_grad_for_differentiable)
+                        _scalar_state, _to_float, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["ASGD", "asgd"]
 
@@ -78,7 +78,7 @@ def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, we
     while mu is 1); then eta = lr / (1 + lambd * lr * step) ** alpha and mu = 1 / max(1, step - t0).
     foreach=True is torch's multi-tensor formulation (rounded differently): param -= eta * (grad + lambd * param),
     ax += (param - ax) * mu always (foreach=None picks the single-tensor path on CPU, as torch does)."""
-    lr = _to_float(lr)
+    lr = _to_scalar(lr)
     if foreach:
         return _asgd_multi_tensor(params, grads, axs, mus, etas, state_steps, lambd=lambd, lr=lr, t0=t0,
                                   alpha=alpha, weight_decay=weight_decay, maximize=maximize)
@@ -102,7 +102,10 @@ def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, we
             np.copyto(ax._data, pd)
         bump(ax)
         step = step_t.item()
-        eta._data[...] = creation.tensor(lr / ((1 + lambd * lr * step) ** alpha))._data
+        if isinstance(lr, np.generic):      # a Tensor lr: torch computes eta with 0-dim tensor operations
+            eta._data[...] = lr / _pow(1 + lambd * lr * step, alpha)
+        else:
+            eta._data[...] = creation.tensor(lr / ((1 + lambd * lr * step) ** alpha))._data
         mu._data[...] = creation.tensor(1 / max(1, step - t0))._data
         bump(eta, mu)
 
@@ -132,7 +135,14 @@ def _tensor_eta(step, lambd, lr, alpha):
     """lr / ((1 + lambd * lr * step) ** alpha) with step a 0-dim tensor, as torch evaluates it: each operation
     rounded in step's dtype, pow correctly rounded (torch's pow agrees with float64 pow rounded, measured), and
     the division as Tensor.__rtruediv__ does it: reciprocal, then times lr."""
+    if isinstance(lr, np.generic):          # a Tensor lr: tensor / tensor is a plain division
+        return lr / _pow(1 + lambd * lr * step[()], alpha)
     dt = step.dtype.type
     x = dt(1) + dt(lambd * lr) * step[()]
-    p = dt(np.float64(x) ** alpha)
+    p = _pow(x, alpha)
     return (dt(1) / p) * dt(lr)
+
+
+def _pow(x, alpha):
+    """A 0-dim tensor ** alpha: torch's float32 pow agrees with float64 pow rounded (measured), not with powf."""
+    return type(x)(np.float64(x) ** alpha)
