@@ -428,3 +428,22 @@ def test_tensor_lr_computes_like_torch(torch, mkl_sqrt_0d, name):
     for step in range(10):
         pair.step()
         assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
+
+
+@pytest.mark.parametrize("name", ["ASGD-t0-wd", "ASGD-foreach", "Rprop-etas", "Adafactor-wd", "Adafactor-foreach"])
+def test_float64_default_dtype_state_matches_torch(torch, mkl_sqrt, name):
+    """Under set_default_dtype(float64) the 0-dim state (step, eta, mu) is float64, as torch makes it, and
+    float32 parameters still update bit for bit."""
+    cls, kwargs = CONFIGS[name]
+    pair = Pair(torch, cls, kwargs)
+    try:
+        torch.set_default_dtype(torch.float64)
+        core.set_default_dtype(core.float64)
+        for _ in range(10):
+            pair.step()
+    finally:
+        torch.set_default_dtype(torch.float32)
+        core.set_default_dtype(core.float32)
+    assert pair.mismatches() == [0] * len(pair.cparams)
+    for pc, pt in zip(pair.cparams, pair.tparams):
+        assert_state_bitwise(pair.copt.state[pc], pair.topt.state[pt])
