@@ -48,18 +48,16 @@ def test_update_is_bitwise_equal_to_torch(torch, mkl_sqrt, name):
         assert_state_bitwise(pair.copt.state[pc], pair.topt.state[pt])
 
 
-@pytest.mark.parametrize("name", ["ASGD-t0-wd", "Rprop-etas", "Adafactor-wd"])
-def test_float64_parameters_keep_dtype_and_agree(torch, mkl_sqrt, name):
+@pytest.mark.parametrize("name", ["ASGD-t0-wd", "ASGD-foreach", "Rprop-etas", "Adafactor-wd", "Adafactor-foreach"])
+def test_float64_parameters_keep_dtype_and_are_bitwise(torch, mkl_sqrt, name):
     cls, kwargs = CONFIGS[name]
     pair = Pair(torch, cls, kwargs, dtype="float64")
-    for _ in range(10):
+    for step in range(10):
         pair.step()
+        assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
     for pc, pt in zip(pair.cparams, pair.tparams):
         assert pc.dtype == core.float64
-        np.testing.assert_allclose(pc.detach().numpy(), pt.detach().numpy(), rtol=1e-12, atol=1e-14)
-    for pc, pt in zip(pair.cparams, pair.tparams):
-        for key, tv in pair.topt.state[pt].items():
-            assert str(pair.copt.state[pc][key].dtype) == str(tv.dtype), key
+        assert_state_bitwise(pair.copt.state[pc], pair.topt.state[pt])
 
 
 NEW = ["ASGD", "Rprop", "Adafactor", "SparseAdam"]
@@ -447,3 +445,40 @@ def test_float64_default_dtype_state_matches_torch(torch, mkl_sqrt, name):
     assert pair.mismatches() == [0] * len(pair.cparams)
     for pc, pt in zip(pair.cparams, pair.tparams):
         assert_state_bitwise(pair.copt.state[pc], pair.topt.state[pt])
+
+
+
+@pytest.mark.parametrize("name", [n for n in BITWISE_CONFIGS])
+def test_existing_optimizers_are_bitwise_on_float64_too(torch, mkl_sqrt, name):
+    """float64 add(alpha) / lerp / addcmul round one FMA in ATen: _exact.fma64_ reproduces it, so every optimizer
+    configuration is bitwise torch's on float64 parameters as well."""
+    cls, kwargs = BITWISE_CONFIGS[name]
+    pair = Pair(torch, cls, kwargs, dtype="float64")
+    for step in range(10):
+        pair.step()
+        assert pair.mismatches() == [0] * len(pair.cparams), f"step {step}"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_float64_fma_kernels_match_torch(torch, seed):
+    """add_ / lerp_ / addcmul_ on float64 operands spanning many exponents (where multiply-then-add double rounds)
+    agree with torch's fused kernels bit for bit."""
+    rng = np.random.default_rng(seed)
+    n = _kernels.CHUNK + 1001
+    a, b, c = (rng.standard_normal(n) * np.exp2(rng.integers(-40, 40, n)) for _ in range(3))
+    for alpha in (0.37, -1e-3, 3.1):
+        x = a.copy()
+        _kernels.add_(x, b, alpha)
+        np.testing.assert_array_equal(x, torch.tensor(a).add_(torch.tensor(b), alpha=alpha).numpy())
+    for w in (0.1, 0.7):
+        x = a.copy()
+        _kernels.lerp_(x, b, w)
+        np.testing.assert_array_equal(x, torch.tensor(a).lerp_(torch.tensor(b), w).numpy())
+    x = a.copy()
+    _kernels.addcmul_(x, b, c, 0.3)
+    np.testing.assert_array_equal(x, torch.tensor(a).addcmul_(torch.tensor(b), torch.tensor(c), value=0.3).numpy())
+    x = np.array([1e308, -1e308, np.inf, np.nan, 0.0])
+    _kernels.add_(x, np.array([1e308, 2.0, 1.0, 1.0, -0.0]), 10.0)
+    f64 = torch.float64
+    np.testing.assert_array_equal(x, torch.tensor([1e308, -1e308, np.inf, np.nan, 0.0], dtype=f64).add_(
+        torch.tensor([1e308, 2.0, 1.0, 1.0, -0.0], dtype=f64), alpha=10.0).numpy())

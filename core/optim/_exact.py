@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["narrow_"]
+__all__ = ["fma64_", "narrow_"]
 
 _SHIFT = np.uint64(35)
 _MID = np.iinfo(np.int64).min    # low 29 bits 1 << 28, shifted to the top: the one int64 that small
@@ -48,3 +48,32 @@ def _fix_ties(s, idx, a, b, c):
 
 def _at(x, idx):
     return x[idx].astype(_F64) if isinstance(x, np.ndarray) else _F64(x)
+
+
+_SPLIT = np.float64(134217729.0)     # 2**27 + 1: Veltkamp's splitting constant for float64
+
+
+def fma64_(out, a, b, c):
+    """out[...] = a * b + c for float64 operands as one FMA rounds it, without an FMA instruction: the product's
+    exact error (Dekker's TwoProduct) and the sum's (TwoSum) are added back before the last rounding. That
+    differs from a single rounding only when the tiny rounding of the two errors' sum decides a tie (about once
+    in 2**50 random operands); operands above ~2**996 overflow the split (then a * b + c is returned as is)."""
+    a = np.asarray(a, _F64)
+    b = np.asarray(b, _F64)
+    c = np.asarray(c, _F64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = a * b
+        ta = _SPLIT * a
+        ah = ta - (ta - a)
+        al = a - ah
+        tb = _SPLIT * b
+        bh = tb - (tb - b)
+        bl = b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        z = s - p
+        t = (p - (s - z)) + (c - z)
+        r = np.add(s, t + e, out=np.empty(np.shape(s)))      # an array also for 0-dim operands
+        np.copyto(r, s, where=~np.isfinite(r))
+    np.copyto(out, r)
+    return out

@@ -4,15 +4,15 @@ ATen's vectorized float32 add(alpha)/lerp/addcmul round a fused multiply-add onc
 so it is emulated in float64 (the product of two float32 values is exact there, one rounding back, with the
 float32 midpoints that double rounding gets wrong repaired by _exact.narrow_), chunk by chunk through reused
 buffers so the work stays in cache and nothing is allocated.
-Scalars are first rounded to the tensor's dtype, as ATen does. float64 tensors use plain
-multiply-then-add; other dtypes go through float64 whole-array."""
+Scalars are first rounded to the tensor's dtype, as ATen does. float64 tensors add the exact product and sum
+errors back before rounding (_exact.fma64_); other dtypes go through float64 whole-array."""
 from __future__ import annotations
 
 import threading
 
 import numpy as np
 
-from ._exact import narrow_
+from ._exact import fma64_, narrow_
 
 __all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
@@ -69,8 +69,7 @@ def fma_(out, a, b, c):
     """out = a * b + c rounded once (a an array, b an array or scalar, c an array that may be out)."""
     dt = out.dtype
     if dt == np.float64:
-        np.add(np.multiply(a, b), c, out=out)
-        return out
+        return fma64_(out, a, b, c)
     flats = _flat(out, a, b, c)
     if flats is None:
         return _fma_whole(out, a, b, c)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import creation
 from ..autograd.grad_mode import no_grad
 from .._sum_order import torch_sum
-from ._exact import narrow_
+from ._exact import fma64_, narrow_
 from ._kernels import add_, bump, grad_array, lerp_, mul_, scal
 from .optimizer import Optimizer, _restore_group_defaults, _run_closure, _scalar_state, _to_scalar
 
@@ -108,8 +108,8 @@ def _sq_norm_lastdim(x):
             s = np.square(vf.astype(_F64)) + c
             buf = narrow_(np.empty_like(c), s, vf, vf, c, np.empty(s.size, np.uint64), np.empty(s.size, np.bool_))
             buf = buf.reshape(v.shape)
-        else:                               # float64: a float64 FMA is not emulated (one rounding apart)
-            buf = buf + np.square(v)
+        else:
+            buf = fma64_(np.empty(v.shape), v, v, buf)
     return np.asarray(buf, dt)
 
 
