@@ -11,7 +11,10 @@ the float64 sum (TwoSum) and moved one float64 ulp toward the exact value before
 Not covered: results in float32's subnormal range (there midpoints end in 29 or more zero bits; a float64 sum
 there is inexact only when 0 < |c| < 2**-100; measured: c = 512 * 2**-149, a * b = 2**-150 * (1 + 2**-46) gives
 512 * 2**-149 here, 513 * 2**-149 in torch) and results rounding to the overflow threshold. Detecting those
-takes another shift and two reductions per chunk (~+25% on these kernels)."""
+takes another shift and two reductions per chunk (~+25% on these kernels).
+
+float64 has no wider type to compute in: fma64_ adds the product's and the sum's exact rounding errors
+(Dekker's TwoProduct, TwoSum) back before the last rounding."""
 from __future__ import annotations
 
 import threading
