@@ -191,8 +191,9 @@ _TORCH_SUBMODULES = (
     "nn.utils.parametrize", "nn.utils.parametrizations", "nn.utils.stateless", "nn.utils.weight_norm",
     "nn.utils.spectral_norm", "nn.utils.fusion", "nn.utils.init", "nn.parallel", "nn.parallel.data_parallel",
     "nn.modules.adaptive",
-    "optim.adam", "optim.adamax", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam", "optim.optimizer",
-    "optim.radam", "optim.rmsprop", "optim.sgd", "profiler", "random", "return_types", "utils", "utils.data",
+    "optim.adam", "optim.adamax", "optim.asgd", "optim.lbfgs", "optim.lr_scheduler", "optim.nadam",
+    "optim.optimizer", "optim.radam", "optim.rmsprop", "optim.rprop", "optim.sgd", "optim.sparse_adam",
+    "optim.swa_utils", "profiler", "random", "return_types", "utils", "utils.data",
     "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
     "serialization", "amp", "amp.autocast_mode", "amp.grad_scaler", "cpu", "cpu.amp", "func", "jit", "testing")
 # torch's module name -> core's, where they differ

@@ -4,15 +4,15 @@ ATen's vectorized float32 add(alpha)/lerp/addcmul round a fused multiply-add onc
 so it is emulated in float64 (the product of two float32 values is exact there, one rounding back, with the
 float32 midpoints that double rounding gets wrong repaired by _exact.narrow_), chunk by chunk through reused
 buffers so the work stays in cache and nothing is allocated.
-Scalars are first rounded to the tensor's dtype, as ATen does. float64 tensors use plain
-multiply-then-add; other dtypes go through float64 whole-array."""
+Scalars are first rounded to the tensor's dtype, as ATen does. float64 tensors add the exact product and sum
+errors back before rounding (_exact.fma64_); other dtypes go through float64 whole-array."""
 from __future__ import annotations
 
 import threading
 
 import numpy as np
 
-from ._exact import narrow_
+from ._exact import fma64_, narrow_
 
 __all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
@@ -45,6 +45,8 @@ def _flat(out, *arrays):
         return None
     flats = [out.reshape(-1, order=order)]
     for a in arrays:
+        if out.ndim == 0 and isinstance(a, np.generic):    # NumPy's result of an op on 0-dim arrays: an operand
+            a = np.asarray(a)
         if isinstance(a, np.ndarray):
             if a.dtype != np.float32 or a.shape != out.shape:
                 return None
@@ -67,8 +69,7 @@ def fma_(out, a, b, c):
     """out = a * b + c rounded once (a an array, b an array or scalar, c an array that may be out)."""
     dt = out.dtype
     if dt == np.float64:
-        np.add(np.multiply(a, b), c, out=out)
-        return out
+        return fma64_(out, a, b, c)
     flats = _flat(out, a, b, c)
     if flats is None:
         return _fma_whole(out, a, b, c)
@@ -172,7 +173,7 @@ def addcdiv_(out, t1, t2, value):
     """out += value * t1 / t2 (rounded after the multiply, the divide and the add, as ATen does)."""
     dt = out.dtype
     with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.multiply(t1, scal(dt, value))
+        q = np.asarray(np.multiply(t1, scal(dt, value)))     # an array also for 0-dim operands
         np.divide(q, t2, out=q, casting="unsafe")
         np.add(out, q, out=out, casting="unsafe")
     return out
@@ -206,7 +207,7 @@ def sqrt(x, out=None):
     """Elementwise square root. NumPy's is correctly rounded; torch 2.13's CPU sqrt (this MKL build's
     vectorised kernel) is not: measured, about 1 float32 element in 6 is one ulp off (error up to 0.75 ulp),
     so every optimizer that takes a square root can differ from torch by that much per step."""
-    return np.sqrt(x, out=out)
+    return np.sqrt(x, out=np.empty_like(x) if out is None else out)   # an array also for 0-dim x
 
 
 def grad_array(grad, param, maximize=False):
@@ -215,8 +216,8 @@ def grad_array(grad, param, maximize=False):
     g = grad._data
     order = "C" if param.flags.c_contiguous else "F" if param.flags.f_contiguous else "K"
     same = order == "K" or g.flags[order + "_CONTIGUOUS"]
-    if maximize:
-        return np.negative(g, order=order)
+    if maximize:            # into an array: NumPy's ufuncs return a scalar for 0-dim inputs
+        return np.negative(g, out=np.empty_like(g, order=order))
     return g if same else np.array(g, order=order)
 
 

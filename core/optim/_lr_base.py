@@ -183,4 +183,5 @@ class LRScheduler:
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
 
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """torch's deprecated name: a subclass (so isinstance(LambdaLR(...), _LRScheduler) is False, as in torch)."""

@@ -8,7 +8,7 @@ from .. import creation
 from . import _kernels as K
 from ._kernels import added, addcdiv_, addcmul_, bump, scal
 from .optimizer import (Optimizer, _check_lr, _check_nonneg, _restore_group_defaults, _run_closure, _scalar_state,
-                        _to_float, _use_grad_for_differentiable)
+                        _to_float, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -72,7 +72,7 @@ class Adagrad(Optimizer):
 
 def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps, maximize, **_unused):
     """Functional Adagrad: sum += g^2; param -= clr * g / (sqrt(sum) + eps), clr = lr / (1 + (step-1) * lr_decay)."""
-    lr = _to_float(lr)
+    lr = _to_scalar(lr)
     for param, grad_t, state_sum, step_t in zip(params, grads, state_sums, state_steps):
         pd = param._data
         step_t._data[...] = step_t._data + 1

@@ -8,7 +8,7 @@ from .. import creation
 from ..tensor import Tensor
 from . import _kernels as K
 from ._kernels import added, addcmul_, bump, lerp_, mul_
-from .optimizer import Optimizer, _run_closure, _scalar_dtype, _to_float, _use_grad_for_differentiable
+from .optimizer import Optimizer, _run_closure, _scalar_dtype, _to_float, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW", "adam"]
 
@@ -137,7 +137,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
     """Functional Adam update (torch.optim.adam.adam, single-tensor path, the CPU default): exp_avg.lerp_(grad,
     1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2); denom = sqrt(v) / sqrt(bc2) + eps;
     param.addcdiv_(exp_avg, denom, -lr / bc1)."""
-    lr, beta1, beta2 = _to_float(lr), _to_float(beta1), _to_float(beta2)
+    lr, beta1, beta2 = _to_scalar(lr), _to_float(beta1), _to_float(beta2)
     weight_decay = _to_float(weight_decay)
     for i, param in enumerate(params):
         pd = param._data

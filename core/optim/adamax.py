@@ -6,7 +6,7 @@ import numpy as np
 from .. import creation
 from ._kernels import added, addcdiv_, bump, grad_array, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
-                        _restore_group_defaults, _to_float, _use_grad_for_differentiable)
+                        _restore_group_defaults, _to_float, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adamax", "adamax"]
 
@@ -62,7 +62,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2,
            **_unused):
     """Functional Adamax: m = lerp(m, g, 1 - beta1); u = max(beta2 * u, |g| + eps);
     param -= lr / (1 - beta1^t) * m / u."""
-    lr, beta1, beta2 = _to_float(lr), _to_float(beta1), _to_float(beta2)
+    lr, beta1, beta2 = _to_scalar(lr), _to_float(beta1), _to_float(beta2)
     for param, grad_t, exp_avg_t, exp_inf_t, step_t in zip(params, grads, exp_avgs, exp_infs, state_steps):
         pd, exp_avg, exp_inf = param._data, exp_avg_t._data, exp_inf_t._data
         grad = grad_array(grad_t, pd, maximize)
@@ -72,7 +72,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2,
             grad = added(grad, pd, weight_decay)
         lerp_(exp_avg, grad, 1 - beta1)
         mul_(exp_inf, beta2)
-        norm = np.abs(grad)
+        norm = np.abs(grad, out=np.empty_like(grad))      # an array also for 0-dim params
         np.add(norm, scal(pd.dtype, eps), out=norm, casting="unsafe")
         np.maximum(exp_inf, norm, out=exp_inf)
         bump(exp_avg_t, exp_inf_t, exp_inf_t)  # lerp_; mul_ and maximum(out=)

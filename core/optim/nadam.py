@@ -8,7 +8,7 @@ from .. import creation
 from . import _kernels as K
 from ._kernels import added, addcdiv_, addcmul_, bump, lerp_, mul_, scal
 from .optimizer import (Optimizer, _check_betas, _check_lr, _check_nonneg, _run_closure, _scalar_state,
-                        _tensorize_steps, _to_float, _use_grad_for_differentiable)
+                        _tensorize_steps, _to_float, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["NAdam", "nadam"]
 
@@ -75,7 +75,7 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
     """Functional NAdam: mu_product *= mu (a float32 0-dim tensor); m, v as Adam; denom = sqrt(v / bc2) + eps;
     param += -lr (1 - mu) / (1 - mu_product) * g / denom, then -lr mu_next / (1 - mu_product mu_next) * m / denom.
     foreach=True (torch's multi-tensor path) rounds denom as sqrt(v) / sqrt(bc2) + eps instead."""
-    lr = _to_float(lr)
+    lr = _to_scalar(lr)
     for i, param in enumerate(params):
         pd, exp_avg, exp_avg_sq = param._data, exp_avgs[i]._data, exp_avg_sqs[i]._data
         mu_product, step_t = mu_products[i], state_steps[i]
@@ -102,7 +102,8 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
             denom = K.sqrt(exp_avg_sq)
             np.divide(denom, scal(pd.dtype, bias_correction2 ** 0.5), out=denom, casting="unsafe")
         else:
-            denom = np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe", dtype=pd.dtype)
+            denom = np.asarray(np.divide(exp_avg_sq, scal(pd.dtype, bias_correction2), casting="unsafe",
+                                         dtype=pd.dtype))        # np.asarray: an array also for 0-dim params
             K.sqrt(denom, out=denom)
         mu_product_next = mu_product.item() * mu_next
         np.add(denom, scal(pd.dtype, eps), out=denom, casting="unsafe")

@@ -33,6 +33,13 @@ def _to_float(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _to_scalar(x):
+    """A hyperparameter as torch's optimizers compute with it: a Tensor stays a 0-dim value of its dtype (here a
+    NumPy scalar, whose arithmetic with Python floats rounds as a 0-dim tensor's does under NumPy 2's NEP 50
+    rules), a number stays a Python number."""
+    return x._data.reshape(())[()] if isinstance(x, Tensor) else x
+
+
 def _scalar_dtype():
     """dtype of Adam's state['step']: float64 when the default dtype is float64, else float32."""
     return dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 else dtypes.float32

@@ -92,7 +92,7 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, beta1, beta2, lr
             continue
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        update = np.divide(exp_avg, scal(dt, bias_correction1), casting="unsafe", dtype=dt)
+        update = np.asarray(np.divide(exp_avg, scal(dt, bias_correction1), casting="unsafe", dtype=dt))  # 0-dim too
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
         mul_(update, lr)
