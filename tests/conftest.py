@@ -38,6 +38,18 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+@pytest.fixture(scope="session")
+def program_servers():
+    """(torch, core as torch) program servers (tests/program_server.py), started once per worker."""
+    pytest.importorskip("torch")
+    import program_server
+    pair = (program_server.ProgramServer(program_server.TORCH_PRELOAD),
+            program_server.ProgramServer(program_server.CORE_PRELOAD))
+    yield pair
+    for s in pair:
+        s.close()
+
+
 _APPS = {}
 
 

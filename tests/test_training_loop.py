@@ -4,15 +4,9 @@ torch's bit for bit, so the losses agree; where they differ it is in the last fl
 because torch's sgemm (MKL) and NumPy's (OpenBLAS) sum the products in different orders."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 _SGD = """
 import torch
 import torch.nn as nn
@@ -51,18 +45,9 @@ while step < 100:
         print(loss.item())
         step += 1
 """
-_RUN_CORE = "import core, sys; core.alias_as_torch(); exec(sys.argv[1])"
 # torch's sgemm and NumPy's differ in summation order, so a loss may move by a few float32 ulps (measured:
 # SGD at most 2 ulps, 45 of 100 lines identical; Adam, whose update divides by sqrt(v), at most 8 ulps,
 # 20 of 100 identical). The first loss, before any update, is identical.
-
-
-def _run(args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout.splitlines()
 
 
 def _ulps(a, b):
@@ -71,9 +56,10 @@ def _ulps(a, b):
 
 @pytest.mark.parametrize("program,max_ulps,min_same", [(_SGD, 4, 30), (_ADAM_LOADER, 16, 10)],
                          ids=["sgd_full_batch", "adam_shuffled_loader"])
-def test_losses_match_torch(torch, program, max_ulps, min_same):
-    expected = _run([program])
-    got = _run([_RUN_CORE, program])
+def test_losses_match_torch(program_servers, tmp_path, program, max_ulps, min_same):
+    path = tmp_path / "loop.py"
+    path.write_text(program)
+    expected, got = (server.run(path) for server in program_servers)
     assert len(expected) == len(got) == 100
     assert got[0] == expected[0], "the first loss (before any update) must be identical"
     for i, (e, g) in enumerate(zip(expected, got)):

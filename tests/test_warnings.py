@@ -7,8 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -18,7 +16,6 @@ import core
 from core import _warn
 
 HERE = os.path.abspath(__file__)
-ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def _warnings_of(fn, L):
@@ -220,21 +217,18 @@ def _report(lib):
     print(json.dumps(out))
 
 
-def _fresh_report(lib):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.dirname(HERE)]))
-    env.pop("PYTHONWARNINGS", None)
-    code = f"import test_warnings as t; t._report({lib!r})"
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout.strip().splitlines()[-1])
-
-
-def test_once_and_every_call_as_torch(torch):
+def test_once_and_every_call_as_torch(program_servers, tmp_path):
     """TORCH_WARN_ONCE (cholesky, meshgrid, x.T, ...) warns on the first call of the process only, TORCH_WARN
     (resize of out=, uint8 indexing, dof <= 0, ...) on every call; under the default filters both warn once per
-    line (Python's registry), as torch's PyErr_WarnEx at the caller's frame."""
-    t, c = _fresh_report("torch"), _fresh_report("core")
+    line (Python's registry), as torch's PyErr_WarnEx at the caller's frame. Each report runs in a fresh fork
+    of a process that has imported its library and warned nothing yet."""
+    reports = []
+    for lib, server in zip(("torch", "core"), program_servers):
+        script = tmp_path / f"report_{lib}.py"
+        script.write_text(f"import sys\nsys.path.insert(0, {os.path.dirname(HERE)!r})\n"
+                          f"import test_warnings as t\nt._report({lib!r})\n")
+        reports.append(json.loads(server.run(script)[-1]))
+    t, c = reports
     assert {k: v for k, v in c.items() if v != t[k]} == {}
 
 

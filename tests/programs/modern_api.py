@@ -21,14 +21,14 @@ class Net(nn.Module):
 
 
 model = Net()
-compiled = torch.compile(model)
+compiled = torch.compile(model, backend="eager")   # the default backend compiles C++ for seconds; same output
 print(compiled)
 print(list(compiled.state_dict().keys()))
 x = torch.randn(3, 4)
 print(torch.equal(compiled(x), model(x)))
 
 
-@torch.compile
+@torch.compile(backend="eager")
 def scaled_tanh(v):
     return torch.tanh(v) * 2
 
