@@ -424,14 +424,19 @@ def _checked_fill(value, npdt, numel):
 
 def _fill(shape, value, npdt):
     """np.full of the checked value (uint8 wraps -255..-1 as two's complement)."""
-    v = _checked_fill(value, npdt, math.prod(shape))
+    return np.full(shape, fill_value(value, npdt, math.prod(shape)), dtype=npdt)
+
+
+def fill_value(value, npdt, numel):
+    """The value a fill of numel elements of npdt writes, as a 0-d array: c10's checked conversion of the
+    Scalar (torch's overflow errors), uint wrapping of negative ints, float to int truncation."""
+    v = _checked_fill(value, npdt, numel)
     with np.errstate(all="ignore"):
         if isinstance(v, float) and npdt.kind in "iu":
             v = math.trunc(v)
         if isinstance(v, int) and not isinstance(v, bool) and npdt.kind == "u" and v < 0:
-            return np.full(shape, np.int64(v)).astype(npdt)
-        return np.full(shape, v if npdt.kind == "f" or not isinstance(v, int) or v < 2 ** 63 else float(v),
-                       dtype=npdt)
+            return np.asarray(np.int64(v)).astype(npdt)
+        return np.asarray(v if npdt.kind == "f" or not isinstance(v, int) or v < 2 ** 63 else float(v), dtype=npdt)
 
 
 def _like(t, dtype, requires_grad, fill, device=None, memory_format=None):

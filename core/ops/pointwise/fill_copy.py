@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import _memory_format as _mf
 from ...autograd.function import Op
+from ...creation import _fill_scalar, fill_value
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from .. import registry
@@ -102,8 +103,10 @@ def fill_(self, value, *, _zero=False):
         write_result(self, r, "fill_")
         rebase(self, r)
         return self
-    v = value._data if isinstance(value, Tensor) else value
-    self._data[...] = v
+    if isinstance(value, Tensor):
+        self._data[...] = value._data
+    else:   # c10's checked conversion of the Scalar: out of range for the dtype is torch's error
+        self._data[...] = fill_value(_fill_scalar(value, "fill_", self.dtype), self._data.dtype, self._data.size)
     if not self._inference:
         self._vc[0] += 1
     return self
