@@ -350,20 +350,8 @@ def test_swap_in_optimizer_params_and_state_like_torch(torch):
     assert _swap_in(core) == _swap_in(torch)
 
 
-@pytest.fixture
-def mkl_sqrt_0d(torch, monkeypatch):
-    """mkl_sqrt for 0-dim arrays too (np.ascontiguousarray, which mkl_sqrt uses, makes them 1-dim)."""
-    def sqrt(x, out=None):
-        r = torch.from_numpy(np.array(x)).sqrt().numpy()
-        if out is None:
-            return r
-        np.copyto(out, r)
-        return out
-    monkeypatch.setattr(_kernels, "sqrt", sqrt)
-
-
 @pytest.mark.parametrize("name", list({**BITWISE_CONFIGS, **CONFIGS}))
-def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt_0d, name):
+def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt, name):
     """A 0-dim parameter (NumPy turns 0-dim results into scalars) next to a 2-element one, every optimizer
     configuration, bit for bit."""
     cls, kwargs = {**BITWISE_CONFIGS, **CONFIGS}[name]
@@ -415,7 +403,7 @@ def test_param_group_keys_repr_defaults_and_state_layout_match_torch(torch, cls)
 
 
 @pytest.mark.parametrize("name", [n for n in _all_configs() if not n.endswith("-foreach")])
-def test_tensor_lr_computes_like_torch(torch, mkl_sqrt_0d, name):
+def test_tensor_lr_computes_like_torch(torch, mkl_sqrt, name):
     """lr given as a 0-dim Tensor: torch computes step sizes (Adam's lr / bias_correction1, ASGD's eta, ...) as
     float32 tensor operations, not in Python floats; 10 steps bit for bit."""
     cls, kwargs = _all_configs()[name]
