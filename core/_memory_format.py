@@ -9,44 +9,34 @@ from __future__ import annotations
 import numpy as np
 
 
-class memory_format:
+class _Singletons:
+    """A torch type whose only instances are its named singletons (repr `torch.<name>`, pickled by name)."""
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError(f"cannot create 'torch.{cls.__name__}' instances")
+
+    @classmethod
+    def _make(cls, name):
+        obj = object.__new__(cls)
+        obj._name = name
+        return obj
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+class memory_format(_Singletons):
     """torch.memory_format: four singletons; users cannot make new ones."""
-    __slots__ = ("_name",)
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("cannot create 'torch.memory_format' instances")
-
-    @classmethod
-    def _make(cls, name):
-        obj = object.__new__(cls)
-        obj._name = name
-        return obj
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-    def __reduce__(self):
-        return self._name
+    __slots__ = ()
 
 
-class layout:
+class layout(_Singletons):
     """torch.layout: core has torch.strided only (sparse layouts are named, never produced)."""
-    __slots__ = ("_name",)
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("cannot create 'torch.layout' instances")
-
-    @classmethod
-    def _make(cls, name):
-        obj = object.__new__(cls)
-        obj._name = name
-        return obj
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-    def __reduce__(self):
-        return self._name
+    __slots__ = ()
 
 
 contiguous_format = memory_format._make("contiguous_format")

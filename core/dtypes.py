@@ -5,7 +5,8 @@ import numpy as np
 
 
 class dtype:
-    """Mirror of ``torch.dtype``: prints as ``torch.float32``."""
+    """Mirror of ``torch.dtype``: prints as ``torch.float32``; `type(x.dtype)` is <class 'torch.dtype'>."""
+    __module__ = "torch"
 
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_rank", "_legacy")
 
