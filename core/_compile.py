@@ -9,6 +9,7 @@ breaks, recompilation, guards, `fullgraph=True` errors, inductor options (any op
 from __future__ import annotations
 
 import functools
+import sys
 
 from .nn.module import Module
 
@@ -93,6 +94,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
+    _patch_once()
     if isinstance(model, Module):
         return OptimizedModule(model)
 
@@ -100,6 +102,19 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     def compiled(*args, **kwargs):
         return model(*args, **kwargs)
     return compiled
+
+
+_PATCHED = [False]
+
+
+def _patch_once():
+    """torch._dynamo's TorchPatcher.patch, run by the first model compiled: among its effects, distributions no
+    longer validate their arguments by default (Distribution.set_default_validate_args(False)) in this process."""
+    if not _PATCHED[0]:
+        _PATCHED[0] = True      # core.distributions reads it when it is imported later
+        dist = sys.modules.get("core.distributions.distribution")
+        if dist is not None:
+            dist.Distribution.set_default_validate_args(False)
 
 
 def is_compiling():

@@ -12,6 +12,20 @@ import core
 from core.amp import autocast_mode
 
 
+@pytest.fixture(autouse=True)
+def _restore_distribution_validation():
+    """Compiling a model turns distribution validation off for the process (torch and core alike): restore it
+    for the tests that run after these in the same worker."""
+    yield
+    if "core._compile" in sys.modules:      # as if no model had been compiled in this worker
+        sys.modules["core._compile"]._PATCHED[0] = False
+    for name in ("torch.distributions.distribution", "core.distributions.distribution"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            mod.Distribution.set_default_validate_args(True)
+
+
+
 def _outcome(fn):
     """(result or exception class and text, warnings (category, text)) of fn()."""
     with warnings.catch_warnings(record=True) as caught:
@@ -344,3 +358,27 @@ def test_grad_scaler_state_dict_round_trip(torch):
 
 def test_bfloat16_stand_in_prints_as_torch():
     assert repr(autocast_mode.bfloat16) == "torch.bfloat16"
+
+
+_VALIDATION_AFTER_COMPILE = """
+import torch
+print(torch.distributions.Distribution._validate_args)
+torch.compile(lambda x: x, disable=True)
+torch.compile(backend="eager")
+print(torch.distributions.Distribution._validate_args)
+torch.compile(torch.nn.Linear(2, 2), backend="eager")
+print(torch.distributions.Distribution._validate_args)
+print(torch.distributions.Normal(0.0, -1.0).scale)
+"""
+
+
+@pytest.mark.parametrize("import_first", [True, False])
+def test_compiling_a_model_turns_distribution_validation_off_as_dynamo_does(program_servers, tmp_path, import_first):
+    """torch._dynamo's TorchPatcher.patch runs on the first compiled model: Distribution.set_default_validate_args
+    (False) for the rest of the process (whether torch.distributions was imported before or after)."""
+    code = _VALIDATION_AFTER_COMPILE if import_first else \
+        _VALIDATION_AFTER_COMPILE.replace("print(torch.distributions.Distribution._validate_args)\n", "", 1)
+    path = tmp_path / "compile_validation.py"
+    path.write_text(code)
+    torch_out, core_out = (server.run(path) for server in program_servers)
+    assert core_out == torch_out

@@ -5,6 +5,7 @@ formulas and draws, so samples from the same seed, values, errors and reprs are 
 unless a pointwise exp/log/tanh/... of core rounds a last bit differently)."""
 from __future__ import annotations
 
+import sys
 import warnings
 from typing_extensions import deprecated
 
@@ -30,7 +31,8 @@ class Distribution:
 
     has_rsample = False
     has_enumerate_support = False
-    _validate_args = __debug__
+    # off once a model has been compiled (torch._dynamo's TorchPatcher.patch; core/_compile.py)
+    _validate_args = __debug__ and not getattr(sys.modules.get("core._compile"), "_PATCHED", [False])[0]
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
