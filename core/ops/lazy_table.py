@@ -485,9 +485,9 @@ FAMILIES = {
         ('multinomial', 'random', 'torch.multinomial: without replacement (or one sample) argmax / topk of p / q with', ('multinomial',), None, None, True, {'cli_example': "tensorcli multinomial '[[0.1,0.9],[0.5,0.5]]' --num-samples 2 --replacement --explain"}, False),
         ('poisson', 'random', "torch.poisson(rates): one Poisson draw per rate, as ATen's sample_poisson.", (), None, None, True, {'cli_example': "tensorcli poisson '[0.5,2,10]' --explain"}, False),
         ('binomial', 'random', "torch.binomial(count, prob): one Binomial(count, prob) draw per element, as ATen's CPU kernel", (), None, None, False, {'cli_reason': 'draws from the generator: call torch.binomial after torch.manual_seed in an expression'}, False),
-    ], "functions": ['rand', 'randn', 'randint', 'randperm', 'rand_like', 'randn_like', 'randint_like', 'normal',
-                     'bernoulli', 'multinomial', 'poisson', 'binomial', '_standard_gamma', '_sample_dirichlet',
-                     '_standard_gamma_grad', '_dirichlet_grad'],
+    ], "functions": ['_standard_gamma', '_sample_dirichlet', '_standard_gamma_grad', '_dirichlet_grad', 'rand',
+                     'randn', 'randint', 'randperm', 'rand_like', 'randn_like', 'randint_like', 'normal',
+                     'bernoulli', 'multinomial', 'poisson', 'binomial'],
     "methods": ['uniform_', 'normal_', 'random_', 'exponential_', 'geometric_', 'log_normal_', 'cauchy_',
                 'bernoulli_', 'bernoulli', 'multinomial']},
     'core.ops.nn': {"ops": [

@@ -11,6 +11,7 @@ from .._alloc import _check_alloc, _dense, _parse_size, _set_requires_grad
 from ..device import check_device, check_factory_device
 from ..random import gen_or_default
 from ..tensor import Tensor
+from . import random_gamma  # noqa: F401  (_standard_gamma & co. join the random family)
 from . import random_kernels as K
 from ..autograd.function import Op
 from .inplace import check_inplace
@@ -591,5 +592,3 @@ def bernoulli_mask(shape, p, dtype=None, generator=None):
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     t = _empty((tuple(shape),), dt, dt, "bernoulli_mask")
     return bernoulli_(t, p, generator=generator)
-
-from . import random_gamma  # noqa: E402,F401
