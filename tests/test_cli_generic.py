@@ -15,7 +15,6 @@ from typing import List, Optional, Sequence
 import numpy as np
 import pytest
 import typer
-from click.testing import CliRunner as ClickRunner
 from typer.testing import CliRunner
 
 from conftest import cli_app_with
@@ -36,15 +35,13 @@ def app():
 
 @pytest.fixture(scope="module")
 def click_app(app):
-    """The app as a click command, converted once (typer's CliRunner converts every op command on
-    each invoke: ~2 s with every registry op a command)."""
-    return typer.main.get_command(app)
+    """The same app object (conftest makes typer's CliRunner convert it to click once, not on every
+    invoke: ~2 s with every registry op a command)."""
+    return app
 
 
 def invoke(app, argv):
-    if isinstance(app, typer.Typer):
-        return CliRunner().invoke(app, argv, env={"NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
-    return ClickRunner().invoke(app, argv, env={"NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
+    return CliRunner().invoke(app, argv, env={"NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
 
 
 @pytest.mark.parametrize("name", CLI_OPS)

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import typer
-from click.testing import CliRunner
+from typer.testing import CliRunner
 
 import core
 from core.ops.registry import OPS
@@ -55,9 +55,9 @@ def app():
         return orig_bw(call, *a, **kw)
     mp.setattr(explain_any, "explain", spy)
     mp.setattr(explain_any, "backward", spy_bw)
-    # converted to a click command once: typer's CliRunner converts the whole app (every op
-    # command) on each invoke, ~2 s with every registry op a command
-    yield typer.main.get_command(cli_app.build_app(modules=("ops",)))
+    # one app object: conftest makes typer's CliRunner convert it to a click command once, not on
+    # every invoke (~2 s with every registry op a command)
+    yield cli_app.build_app(modules=("ops",))
     mp.undo()
 
 

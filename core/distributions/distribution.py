@@ -5,9 +5,9 @@ formulas and draws, so samples from the same seed, values, errors and reprs are 
 unless a pointwise exp/log/tanh/... of core rounds a last bit differently)."""
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
-from typing_extensions import deprecated
 
 import core as torch
 from core import Tensor
@@ -17,6 +17,19 @@ from core.distributions._types import _Number, _size, Number  # noqa: F401
 
 
 __all__ = ["Distribution"]
+
+
+def _deprecated(message, category):
+    """typing_extensions.deprecated as torch applies it (a warning per call, `__deprecated__` set), without
+    the dependency: Python 3.11 has no warnings.deprecated."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            warnings.warn(message, category, stacklevel=2)
+            return fn(*args, **kwargs)
+        inner.__deprecated__ = message
+        return inner
+    return wrap
 
 
 class Distribution:
@@ -188,7 +201,7 @@ class Distribution:
         """
         raise NotImplementedError
 
-    @deprecated(
+    @_deprecated(
         "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
         category=FutureWarning,
     )

@@ -28,8 +28,9 @@ def pinv_backward(g, P, A):
             - matmul(matmul(PhK, P), A))
 
 
-def _tol_arrays(a, atol, rtol, hermitian):
-    """Singular values (|eigenvalues| if hermitian) and the per-matrix cut-off max(atol, rtol * s_max)."""
+def _tol_arrays(a, atol, rtol, hermitian, s=None):
+    """Singular values (|eigenvalues| if hermitian; `s` when the caller already has them) and the per-matrix
+    cut-off max(atol, rtol * s_max)."""
     m, n = a.shape[-2:]
     eps = np.finfo(a.dtype).eps
     at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
@@ -42,7 +43,8 @@ def _tol_arrays(a, atol, rtol, hermitian):
         s = np.abs(w)
     else:
         w = v = None
-        s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+        if s is None:
+            s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
     smax = s.max(-1) if s.shape[-1] else np.zeros(s.shape[:-1], a.dtype)
     tol = np.maximum(np.asarray(at, dtype=a.dtype), np.asarray(rt, dtype=a.dtype) * smax)
     return s, tol, w, v
@@ -56,14 +58,16 @@ class LinalgPinvBackward0(Op):
         a = A._data
         ctx.save_for_backward(A)
         ctx.n_tol = sum(isinstance(t, Tensor) for t in (atol, rtol))
-        s, tol, w, v = _tol_arrays(a, atol, rtol, hermitian)
+        if a.size == 0 and not hermitian:
+            return np.zeros(a.shape[:-2] + a.shape[-1:] + a.shape[-2:-1], a.dtype)
+        # One decomposition serves the tolerance and the inverse, as ATen's linalg_pinv: two SVD calls can
+        # round s_max differently, and then `s > rtol * s_max` keeps a value torch drops.
+        u, s, vh = (None, None, None) if hermitian else np.linalg.svd(a, full_matrices=False)
+        s, tol, w, v = _tol_arrays(a, atol, rtol, hermitian, s)
         with np.errstate(all="ignore"):
             if hermitian:
                 winv = np.where(s > tol[..., None], 1 / w, 0)
                 return ((v * winv[..., None, :]) @ np.swapaxes(v, -1, -2)).astype(a.dtype)
-            if a.size == 0:
-                return np.zeros(a.shape[:-2] + a.shape[-1:] + a.shape[-2:-1], a.dtype)
-            u, s, vh = np.linalg.svd(a, full_matrices=False)
             sinv = np.where(s > tol[..., None], 1 / s, 0)
             return (np.swapaxes(vh, -1, -2) * sinv[..., None, :]) @ np.swapaxes(u, -1, -2)
 
