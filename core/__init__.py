@@ -106,10 +106,6 @@ def get_num_threads():
     return _NUM_THREADS[0]
 
 
-def is_grad_enabled_():  # pragma: no cover - alias kept private
-    return is_grad_enabled()
-
-
 # torch's deprecated build flags: a UserWarning naming the replacement, then its value
 _DEPRECATED_FLAGS = {"has_mps": ("backends.mps", "is_built"), "has_cuda": ("backends.cuda", "is_built"),
                      "has_cudnn": ("backends.cudnn", "is_available"), "has_mkldnn": ("backends.mkldnn", "is_available")}

@@ -27,10 +27,6 @@ def is_inference_mode_enabled() -> bool:
     return STATE.inference
 
 
-def _set_grad_enabled(mode: bool):
-    STATE.grad_enabled = bool(mode)
-
-
 class _DecoratorContextManager:
     """Usable as ``with m():`` and ``@m()``; the decorator re-enters a fresh copy per call."""
 

@@ -156,3 +156,17 @@ def test_functions_stay_under_80_lines_unless_a_comment_says_why():
                     if n > MAX_FUNCTION_LINES and "one piece" not in header.lower():
                         long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({n})")
     assert long == []
+
+
+def test_importing_core_ops_main_writes_nothing():
+    """Tools that walk a package (pydoc, documentation builders, test collectors) import core.ops.__main__:
+    that must not regenerate core/ops/lazy_table.py in the installed tree, nor print."""
+    import os
+    import subprocess
+    import sys
+    from core.ops import lazy_table
+    before = os.stat(lazy_table.__file__).st_mtime_ns
+    r = subprocess.run([sys.executable, "-c", "import core.ops.__main__"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert os.stat(lazy_table.__file__).st_mtime_ns == before

@@ -89,21 +89,8 @@ def _wrap(r):
     return Tensor._make(r)
 
 
-def _as_tensor(x, like=None):
-    if isinstance(x, Tensor):
-        return x
-    dt = like.dtype if like is not None else _dt.scalar_dtype(x)
-    return Tensor._make(np.asarray(x, dtype=dt.np))
-
-
 def _tensors(*xs):
     return [x for x in xs if isinstance(x, Tensor)]
-
-
-def _float_result(a):
-    """Dtype for ops that always compute in floating point (exp, sqrt, true division)."""
-    d = a._data.dtype
-    return d if d.kind == "f" else _dt.get_default_dtype().np
 
 
 class _Binary(Op):

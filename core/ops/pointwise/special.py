@@ -19,11 +19,6 @@ from .unary import _sign_np, _unary, _zero_grad, exp, rsqrt, sin, cos
 _SQRT_PI = math.sqrt(math.pi)
 
 
-def _const(a, v):
-    """A 0-d tensor of a's dtype (keeps float32 gradients float32)."""
-    return Tensor._make(np.asarray(v, dtype=a._data.dtype))
-
-
 def _from_np(fn):
     """A NumPy kernel applied to a tensor's data, as a new (non-differentiable) tensor."""
     return lambda t: Tensor._make(np.asarray(quietly(fn, t._data), dtype=t._data.dtype))
