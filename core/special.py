@@ -11,12 +11,26 @@ from .ops.registry import FUNCTIONS as _F, OPS as _OPS
 
 _POLY_NAMES = sorted(_POLYS) + ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
 
-erf, erfc, erfinv = _F["erf"], _F["erfc"], _F["erfinv"]
-expit, logit, exp2, expm1, log1p = _F["sigmoid"], _F["logit"], _F["exp2"], _F["expm1"], _F["log1p"]
-xlogy, sinc, logsumexp = _F["xlogy"], _F["sinc"], _F["logsumexp"]
-gammaln, digamma, psi, polygamma = _F["lgamma"], _F["digamma"], _F["digamma"], _F["polygamma"]
-multigammaln, i0 = _F["mvlgamma"], _F["i0"]
-gammainc, gammaincc = _F["igamma"], _F["igammac"]
+# special.X -> the core op it is: resolved on first access (PEP 562), so that it is the loaded op itself and
+# not the lazy stand-in its module had before its first use (then `special.expit is torch.sigmoid` holds).
+_ALIASES = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "expit": "sigmoid", "logit": "logit", "exp2": "exp2",
+            "expm1": "expm1", "log1p": "log1p", "xlogy": "xlogy", "sinc": "sinc", "logsumexp": "logsumexp",
+            "gammaln": "lgamma", "digamma": "digamma", "psi": "digamma", "polygamma": "polygamma",
+            "multigammaln": "mvlgamma", "i0": "i0", "gammainc": "igamma", "gammaincc": "igammac"}
+
+
+def __getattr__(name):
+    target = _ALIASES.get(name)
+    if target is None:
+        raise AttributeError(f"module 'torch.special' has no attribute '{name}'")
+    fn = _OPS[target].fn
+    globals()[name] = fn
+    return fn
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_ALIASES))
+
 erfcx, i0e, i1, i1e = (_OPS["special." + n].fn for n in ("erfcx", "i0e", "i1", "i1e"))
 ndtr, ndtri, log_ndtr, entr = (_OPS["special." + n].fn for n in ("ndtr", "ndtri", "log_ndtr", "entr"))
 globals().update({n: _OPS["special." + n].fn for n in _POLY_NAMES})

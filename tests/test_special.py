@@ -204,3 +204,15 @@ def test_bessel_without_gradient(torch, name):
         x = _grid(torch, dtype, -30, 30, EDGES[:-4] + [float("inf"), float("-inf"), float("nan")], requires_grad=True)
         _agree(torch, getattr(core.special, name), getattr(torch.special, name), x)
     _agree(torch, getattr(core.special, name), getattr(torch.special, name), torch.tensor([0, 1, 3]))
+
+
+def test_aliases_are_the_loaded_ops_whatever_the_import_order():
+    """special.multigammaln is torch.mvlgamma even when torch.special is imported before mvlgamma's module
+    has loaded (it held the lazy stand-in, so `is` failed depending on which test ran first)."""
+    import subprocess
+    import sys
+    code = ("import core.special as s, core\n"
+            "assert s.multigammaln is core.mvlgamma and s.expit is core.sigmoid and s.gammainc is core.igamma\n"
+            "assert 'psi' in dir(s)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
