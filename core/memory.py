@@ -297,7 +297,15 @@ def graph_inventory(tensors, *, held: Iterable = (), params: Iterable = (), laye
             return "held"
         return "graph"
 
-    layer_of = layers if layers is not None else {}
+    seen_keys = _tally(inv, ops, records, layers if layers is not None else {}, key, owners, kind)
+    inv.ctx_attr_tensors = len(attr_ids)
+    inv.ctx_attr_bytes = sum(_nbytes(owners[k]) for k in attr_keys if k not in seen_keys and kind(k) == "graph")
+    return inv
+
+
+def _tally(inv, ops, records, layer_of, key, owners, kind):
+    """Per-node and per-kind byte counts of the saved records, each buffer counted once; returns the
+    buffers seen ({key: SavedBuffer})."""
     seen_keys = {}
     per_node = {}
     for node in ops:
@@ -324,9 +332,7 @@ def graph_inventory(tensors, *, held: Iterable = (), params: Iterable = (), laye
     inv.saved_tensors = len(seen_keys)
     inv.buffers = list(seen_keys.values())
     inv.per_node = [per_node[id(n)] for n in ops]
-    inv.ctx_attr_tensors = len(attr_ids)
-    inv.ctx_attr_bytes = sum(_nbytes(owners[k]) for k in attr_keys if k not in seen_keys and kind(k) == "graph")
-    return inv
+    return seen_keys
 
 
 def _layer(layer_of, node):
