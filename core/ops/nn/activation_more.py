@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._cpu import unroll_bytes
 from ..._warn import warn_python
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
@@ -36,8 +37,8 @@ def _run(op, input, inplace, *args):
 
 
 def _vector_nan(d, unroll_bytes):
-    """NaN elements in the vector lanes of ATen's CPU loop (chunks of two vectors: 64 bytes for AVX2 kernels,
-    128 for those also built for AVX512); the last n % chunk elements go through the scalar op, whose NaN
+    """NaN elements in the vector lanes of ATen's CPU loop (chunks of two vectors: core._cpu.unroll_bytes);
+    the last n % chunk elements go through the scalar op, whose NaN
     handling can differ."""
     nan = np.isnan(d)
     if not nan.any():
@@ -65,7 +66,7 @@ class HardswishBackward0(Op):
         (x,) = ctx.saved_tensors
         d, dt = x._data, x._data.dtype
         # NaN takes the last branch (grad) in the scalar op, `x <= -3 ? 0 : x < 3 ? ... : grad`; NaN in the vector lanes
-        rest = np.where(_vector_nan(d, 128), np.nan, ~(d < 3) & ~(d <= -3)).astype(dt)
+        rest = np.where(_vector_nan(d, unroll_bytes(avx512_kernel=True)), np.nan, ~(d < 3) & ~(d <= -3)).astype(dt)
         return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _make(rest))
 
 
@@ -152,7 +153,7 @@ class EluBackward0(Op):
         # x <= 0 takes the exponential branch; its own derivative is zero at x == 0 (as torch's double backward)
         # NaN takes the positive branch in the scalar op, `x <= 0 ? ... : grad * scale`; NaN in the vector lanes
         rest = np.where(d == 0, coef, np.where(d <= 0, 0.0, scale))
-        rest = _make(np.where(_vector_nan(d, 128), np.nan, rest).astype(dt))
+        rest = _make(np.where(_vector_nan(d, unroll_bytes(avx512_kernel=True)), np.nan, rest).astype(dt))
         return g * where(_mask(d < 0, np.bool_), (x.clamp_max(0) * input_scale).exp() * coef, rest)
 
 
@@ -353,7 +354,7 @@ class _ShrinkBase(Op):
         (x,) = ctx.saved_tensors
         d = x._data
         lam = ctx.lambd
-        keep = (d < -lam) | (d > lam) | (np.isnan(d) & ~_vector_nan(d, 64))
+        keep = (d < -lam) | (d > lam) | (np.isnan(d) & ~_vector_nan(d, unroll_bytes(avx512_kernel=False)))
         return g * _mask(keep, g._data.dtype)
 
 
