@@ -44,6 +44,8 @@ Examples:
   tensorcli check examples/ --junit - 2>/dev/null | xmllint --noout -
 
 Directories contribute their *.toml and *.json files (sorted, not recursive).
+
+Data files named in a case file must lie in its directory (or below it): an absolute path, or '..' or a symlink that leads out, is refused unless --allow-path names a directory that holds it. --junit never overwrites a file the run reads.
 """
 
 
@@ -65,6 +67,10 @@ def register(app):
         against_torch: Annotated[bool, typer.Option(
             "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
         ] = False,
+        allow_path: Annotated[Optional[List[str]], typer.Option(
+            "--allow-path", metavar="DIR",
+            help="Let data paths in case files lead into DIR too (by default only the case file's own "
+                 "directory and below); repeatable.")] = None,
         max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
@@ -77,10 +83,18 @@ def register(app):
 
         if junit == "-" and json_:
             raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
+        import os
+        for d in allow_path or ():
+            if not os.path.isdir(d):
+                raise CliError("--allow-path", f"{d} is not a directory")
         try:
-            files, cases, errors = checks.load_paths(paths)
+            files, cases, errors = checks.load_paths(paths, allow=allow_path or ())
         except checks.CaseFileError as e:
             raise CliError(None, str(e)) from None
+        if junit and junit != "-":   # refused now, before any case runs, when the run reads it
+            from tensorcli.io.npyfile import check_output
+            with io.output_errors(junit, "--junit"):
+                check_output(junit)
         if errors:
             if json_:
                 sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
@@ -131,14 +145,12 @@ def _write(path, text):
     """The JUnit report to stdout ('-') or to `path` atomically (a temporary file renamed at the end,
     so a failed or interrupted write leaves the old report, or none)."""
     import sys
-    from tensorcli.errors import CliError
+    from tensorcli.io import output_errors
     from tensorcli.io.npyfile import atomic_output
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
+    with output_errors(path, "--junit"):
+        if path == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
         with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-    except OSError as e:
-        raise CliError("--junit", f"cannot write {path}: {e.strerror or e}") from None

@@ -183,21 +183,21 @@ def _pseudo_devs():
     return _PSEUDO_DEVS[0]
 
 
-def _refuse_kind(st, path, arg):
+def _refuse_kind(st, path, arg, what):
     """CliError unless `st` is a regular file on a real file system (decided before any read)."""
     if stat.S_ISDIR(st.st_mode):
-        raise CliError(arg, f"{path} is a directory, not a tensor file")
-    for test, what in _NOT_REGULAR:
+        raise CliError(arg, f"{path} is a directory, not a {what}")
+    for test, kind in _NOT_REGULAR:
         if test(st.st_mode):
-            raise CliError(arg, f"{path} is {what}, not a tensor file: tensorcli reads regular files "
-                                "(pipe data to '-' for stdin)")
+            raise CliError(arg, f"{path} is {kind}, not a {what}: tensorcli reads regular files"
+                                + (" (pipe data to '-' for stdin)" if what == "tensor file" else ""))
     if not stat.S_ISREG(st.st_mode):
         raise CliError(arg, f"{path} is not a regular file")
     if st.st_dev in _pseudo_devs():
-        raise CliError(arg, f"{path} is a kernel pseudo-file (/proc, /sys), not a tensor file")
+        raise CliError(arg, f"{path} is a kernel pseudo-file (/proc, /sys), not a {what}")
 
 
-def open_input(path, *, arg):
+def open_input(path, *, arg, what="tensor file"):
     """A regular file opened for reading, and its size: devices, FIFOs, sockets, directories and
     /proc or /sys files are refused from their type before anything is read (a FIFO is opened
     non-blocking, so it cannot hang the open). The file is recorded as this run's input (outputs
@@ -208,7 +208,7 @@ def open_input(path, *, arg):
         raise CliError(arg, f"no such file: {path}") from None
     except OSError as e:
         raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
-    _refuse_kind(st, path, arg)
+    _refuse_kind(st, path, arg, what)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
@@ -216,7 +216,7 @@ def open_input(path, *, arg):
     f = os.fdopen(fd, "rb")
     try:
         st = os.fstat(fd)
-        _refuse_kind(st, path, arg)   # the path may have been replaced between stat and open
+        _refuse_kind(st, path, arg, what)   # the path may have been replaced between stat and open
     except BaseException:
         f.close()
         raise
@@ -693,9 +693,32 @@ def stdout_is_terminal() -> bool:
         return False
 
 
+@contextlib.contextmanager
+def output_errors(path, arg="--out"):
+    """Failures of writing `path` ('-': stdout) as one named line: an output that is an input of
+    the run or not a regular file (npyfile.OutputError), a missing directory, a full disk
+    (`-o - > /dev/full`). A closed pipe (EPIPE) passes through: the app ends quietly."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except npyfile.OutputError as e:
+        raise CliError(arg, str(e)) from None
+    except OSError as e:
+        if getattr(e, "errno", None) == 32:
+            raise
+        where = "stdout" if path == "-" else path
+        raise CliError(arg, f"cannot write {where}: {e.strerror or _first_line(e)}") from None
+
+
 def save_result(result, path: str, *, arg: str = "--out") -> str:
     """Write `result` to `path` (.npy, .npz, .json by extension; '-' = .npy bytes on stdout).
     Returns a short description for a message to people (on stderr)."""
+    with output_errors(path, arg):
+        return _save_result(result, path, arg)
+
+
+def _save_result(result, path, arg):
     import io
     items = _items(result)
     multi = is_multi(result)
@@ -728,20 +751,17 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
     if low.endswith(".npy") and multi:
         raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
-    try:
-        with atomic_output(path) as tmp:
-            if low.endswith(".npy"):
-                with open(tmp, "wb") as f:
-                    np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
-            elif low.endswith(".npz"):
-                with open(tmp, "wb") as f:
-                    _write_npz(f, items)
-            else:
-                text = dumps(result_json(result))
-                with open(tmp, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
-    except OSError as e:
-        raise CliError(arg, f"cannot write {path}: {e.strerror or e}") from None
+    with atomic_output(path) as tmp:
+        if low.endswith(".npy"):
+            with open(tmp, "wb") as f:
+                np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
+        elif low.endswith(".npz"):
+            with open(tmp, "wb") as f:
+                _write_npz(f, items)
+        else:
+            text = dumps(result_json(result))
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
     return path
 
 
