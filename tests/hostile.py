@@ -55,18 +55,21 @@ for argv in json.loads(sys.argv[1]):
         except SystemExit as e:
             code = e.code
     out.append([code, err.getvalue()])
-sys.__stdout__.write("\nRESULTS " + json.dumps(out) + "\n")
+sys.__stderr__.write("\nRESULTS " + json.dumps(out) + "\n")
+sys.__stderr__.flush()
+import os
+os._exit(0)   # stdout may be /dev/full: no flush at exit
 """
 
 
-def run_bounded(argvs, *, address_space=3 << 30, alarm=60, cwd=None):
+def run_bounded(argvs, *, address_space=3 << 30, alarm=60, cwd=None, stdout=subprocess.DEVNULL):
     """[(exit code, stderr)] of each argv run in ONE child process whose address space is capped
     and which an alarm kills: a regression that reads /dev/zero or waits on a FIFO fails the test
-    instead of eating the machine or hanging it."""
-    env = {**os.environ, **ENV}
+    instead of eating the machine or hanging it. `stdout`: the child's stdout (e.g. /dev/full)."""
+    env = {**os.environ, **ENV, "TENSORCLI_QUIET": "1"}   # no progress lines: stderr is the error alone
     p = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argvs), str(address_space), str(alarm)],
-                       capture_output=True, text=True, timeout=alarm + 30, env=env, cwd=cwd,
-                       stdin=subprocess.DEVNULL)
+                       stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=alarm + 30, env=env,
+                       cwd=cwd, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
-    line = [x for x in p.stdout.splitlines() if x.startswith("RESULTS ")][-1]
+    line = [x for x in p.stderr.splitlines() if x.startswith("RESULTS ")][-1]
     return [tuple(r) for r in json.loads(line[len("RESULTS "):])]

@@ -182,7 +182,7 @@ def discover(paths) -> list[Path]:
             if not found:
                 raise CaseFileError(p, "no *.toml or *.json case files in this directory")
             out.extend(found)
-        elif p.is_file():
+        elif p.exists():   # a regular file; load_file refuses devices, FIFOs and /proc by name
             out.append(p)
         else:
             raise CaseFileError(p, "no such file or directory")
