@@ -83,18 +83,7 @@ def register(app):
 
         if junit == "-" and json_:
             raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
-        import os
-        for d in allow_path or ():
-            if not os.path.isdir(d):
-                raise CliError("--allow-path", f"{d} is not a directory")
-        try:
-            files, cases, errors = checks.load_paths(paths, allow=allow_path or ())
-        except checks.CaseFileError as e:
-            raise CliError(None, str(e)) from None
-        if junit and junit != "-":   # refused now, before any case runs, when the run reads it
-            from tensorcli.io.npyfile import check_output
-            with io.output_errors(junit, "--junit"):
-                check_output(junit)
+        files, cases, errors = _load(paths, allow_path or (), junit)
         if errors:
             if json_:
                 sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
@@ -134,6 +123,27 @@ def register(app):
             view.render(rep, con, lines=False)
         if rep.exit_code:
             raise typer.Exit(rep.exit_code)
+
+
+def _load(paths, allow, junit):
+    """(files, cases, errors) of the case files; --allow-path roots must be directories, and a
+    --junit path that the run reads (a case or data file) is refused before any case runs."""
+    import os
+    from tensorcli import io
+    from tensorcli.errors import CliError
+    from tensorcli.io.npyfile import check_output
+    from tensorcli.services import checks
+    for d in allow:
+        if not os.path.isdir(d):
+            raise CliError("--allow-path", f"{d} is not a directory")
+    try:
+        loaded = checks.load_paths(paths, allow=allow)
+    except checks.CaseFileError as e:
+        raise CliError(None, str(e)) from None
+    if junit and junit != "-":
+        with io.output_errors(junit, "--junit"):
+            check_output(junit)
+    return loaded
 
 
 def _quiet() -> bool:
