@@ -66,11 +66,14 @@ def test_npz_member_header_larger_than_the_member_is_refused(tmp_path):
     ("{'descr': '<f4', 'fortran_order': False, 'shape': (" + "(" * 300 + ")" * 300 + ",), }", (2, 0),
      "not a Python dict literal"),
     ("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", (1, 0), "never unpickles"),
+    ("{'descr': [('%s', '<f4')], 'fortran_order': False, 'shape': (1,), }" % SECRET, (1, 0),
+     "unsupported structured dtype"),
 ])
 def test_bad_npy_headers_are_named_without_quoting_them(tmp_path, header, version, words):
     p = put(tmp_path, "bad.npy", npy_bytes(header, version=version, data=b"\0" * 16))
     code, out, err = invoke(["show", p])
-    assert_refused(code, err, "TENSOR", "invalid .npy header" if "pickle" not in words else "", words)
+    header_error = "pickle" not in words and "unsupported" not in words
+    assert_refused(code, err, "TENSOR", "invalid .npy header" if header_error else "", words)
 
 
 def test_header_longer_than_numpy_allows_is_refused(tmp_path):
@@ -177,18 +180,28 @@ def test_devices_fifos_and_proc_files_are_refused_before_reading(tmp_path):
     fifo = tmp_path / "pipe.npy"
     os.mkfifo(fifo)
     (tmp_path / "zero.npy").symlink_to("/dev/zero")
-    results = run_bounded([
+    (tmp_path / "environ.json").symlink_to("/proc/self/environ")
+    argvs = [
         ["show", "/dev/zero"],
         ["show", "/dev/urandom"],
         ["show", str(fifo)],
         ["show", str(tmp_path / "zero.npy")],
         ["show", "/proc/self/environ"],
+        ["show", str(tmp_path / "environ.json")],
         ["show", "/proc/self/status"],
         ["neg", "/dev/zero"],
         ["eval", "x + 1", "--let", "x=/dev/zero"],
-    ], address_space=3 << 30, alarm=60)
+    ]
     words = ["a character device", "a character device", "a named pipe (FIFO)", "a character device",
-             "a kernel pseudo-file", "a kernel pseudo-file", "a character device", "a character device"]
+             "a kernel pseudo-file", "a kernel pseudo-file", "a kernel pseudo-file", "a character device",
+             "a character device"]
+    for sys_file in ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys/fs/cgroup/cpu/tasks",
+                     "/sys/fs/cgroup/cgroup.procs"):   # /sys and file systems mounted under it
+        if os.path.isfile(sys_file):
+            argvs.append(["show", sys_file])
+            words.append("a kernel pseudo-file")
+    results = run_bounded(argvs, address_space=3 << 30, alarm=60)
+    assert len(results) == len(words)
     for (code, err), w in zip(results, words):
         assert_refused(code, err, w)
         assert "IS_SANDBOX" not in err and "PATH=" not in err

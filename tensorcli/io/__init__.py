@@ -193,7 +193,7 @@ def _refuse_kind(st, path, arg, what):
                                 + (" (pipe data to '-' for stdin)" if what == "tensor file" else ""))
     if not stat.S_ISREG(st.st_mode):
         raise CliError(arg, f"{path} is not a regular file")
-    if st.st_dev in _pseudo_devs():
+    if st.st_dev in _pseudo_devs() or os.path.realpath(path).startswith(tuple(r + "/" for r in _PSEUDO_ROOTS)):
         raise CliError(arg, f"{path} is a kernel pseudo-file (/proc, /sys), not a {what}")
 
 
@@ -253,7 +253,8 @@ def _load_file(path, key, arg):
                                 "(TENSORCLI_MAX_JSON_BYTES); use .npy for large tensors")
         raw = f.read(size + 1)   # never past what the file reported
     if len(raw) > size:
-        raise CliError(arg, f"{path}: the file grew while it was read")
+        raise CliError(arg, f"{path}: the file holds more than the {size} bytes it reports "
+                            "(a pseudo-file, or it grew while being read)")
     return _json_tensor(_decode_text(raw, arg, path), arg, source=path)
 
 
@@ -353,6 +354,8 @@ def _np_to_core_dtype(npd, arg, where):
     native = npd.newbyteorder("=") if npd.byteorder not in ("=", "|") else npd
     if native not in _dt._FROM_NP:
         names = ", ".join(d.name for d in _dt.ALL)
+        if npd.names is not None or npd.kind == "V":   # field names are the file's bytes: not quoted
+            raise CliError(arg, f"{where}: unsupported structured dtype (supported: {names})")
         raise CliError(arg, f"{where}: unsupported dtype {npd} (supported: {names})")
     return native
 

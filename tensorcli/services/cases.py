@@ -227,7 +227,7 @@ def load_file(path, *, allow=()) -> list[Case]:
         except OSError as e:
             raise CaseFileError(label, f"cannot read: {e.strerror or e}") from None
     if len(raw) > size:
-        raise CaseFileError(label, "the file grew while it was read")
+        raise CaseFileError(label, f"the file holds more than the {size} bytes it reports")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
