@@ -394,7 +394,8 @@ def open_npy(path, *, arg, f=None, check=True):
             _check_size(shape, native, arg, path)
         if size - offset < nbytes:
             raise CliError(arg, _truncated(path, nbytes, size - offset, shape, npd))
-    arr = npyfile.map_npy(path, shape, fortran, npd, offset).view(np.ndarray)
+        # mapped from the descriptor that was checked (not reopened by name); the map outlives it
+        arr = npyfile.map_npy(f, shape, fortran, npd, offset).view(np.ndarray)
     return arr.astype(native) if native != npd else arr
 
 

@@ -110,7 +110,8 @@ def write_header(f, dtype, shape):
 
 
 def map_npy(path, shape, fortran, dtype, offset, mode="r"):
-    """The array of a .npy file as a memory map (C or Fortran order as stored); 0-size safe."""
+    """The array of a .npy file (a path, or an open binary file) as a memory map (C or Fortran
+    order as stored); 0-size safe."""
     count = 1
     for s in shape:
         count *= s
