@@ -138,8 +138,11 @@ def test_case_files_must_be_regular_files(tree):
     fifo = tree / "cases" / "fifo.toml"
     os.mkfifo(fifo)
     (tree / "cases" / "zero.toml").symlink_to("/dev/zero")
+    only = tree / "only"
+    only.mkdir()
+    (only / "a.toml").symlink_to("/dev/zero")
     results = run_bounded([["check", str(fifo)], ["check", str(tree / "cases" / "zero.toml")],
-                           ["check", "/proc/self/environ"]], alarm=60)
+                           ["check", "/proc/self/environ"], ["check", str(only)]], alarm=60)
     for (code, err), w in zip(results, ["a named pipe (FIFO), not a case file", "a character device, not a case file",
-                                        "a kernel pseudo-file"]):
+                                        "a kernel pseudo-file", "a.toml: is a character device"]):
         assert_refused(code, err, w)

@@ -178,7 +178,8 @@ def discover(paths) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(q for q in p.iterdir() if q.suffix.lower() in (".toml", ".json") and q.is_file())
+            found = sorted(q for q in p.iterdir()   # not only regular files: load_file names a device or FIFO
+                           if q.suffix.lower() in (".toml", ".json") and not q.is_dir())
             if not found:
                 raise CaseFileError(p, "no *.toml or *.json case files in this directory")
             out.extend(found)
