@@ -166,12 +166,12 @@ def read_member(stream, nbytes, limit):
 
 # -- what this run reads, so that no output overwrites it ------------------------------------
 
-_INPUTS: dict = {}   # (st_dev, st_ino) -> the path as given, for every file this command reads
+_INPUTS: dict = {}   # (st_dev, st_ino) -> (st_ctime_ns, the path as given) for each file this command reads
 
 
 def record_input(st, path):
     """Remember that this command reads the file of `st` (an os.stat result) under `path`."""
-    _INPUTS[(st.st_dev, st.st_ino)] = str(path)
+    _INPUTS[(st.st_dev, st.st_ino)] = (st.st_ctime_ns, str(path))
 
 
 def forget_inputs():
@@ -185,7 +185,8 @@ def input_named(path):
         st = os.stat(path)
     except OSError:
         return None
-    return _INPUTS.get((st.st_dev, st.st_ino))
+    ctime, name = _INPUTS.get((st.st_dev, st.st_ino), (None, None))
+    return name if ctime == st.st_ctime_ns else None   # another ctime: a reused inode (library callers)
 
 
 class OutputError(OSError):
