@@ -49,6 +49,14 @@ def test_an_output_never_overwrites_an_input(work, argv):
     assert not [p for p in os.listdir(work) if p.endswith(".part")]
 
 
+def test_two_outputs_of_one_run_never_share_a_path(work):
+    code, out, err = invoke(["neg", "a.npy", "-o", "r.npy", "--grid", "--svg", "r.npy"])
+    assert_refused(code, err, "--svg", "r.npy is already written by this command")
+    assert np.array_equal(np.load(work / "r.npy"), -np.load(work / "a.npy"))
+    code, out, err = invoke(["neg", "a.npy", "-o", "r.npy", "--grid", "--svg", "r.svg"])
+    assert code == 0, err   # a new run: r.npy is an ordinary existing file again
+
+
 CASE = """
 [[case]]
 name = "reads data"

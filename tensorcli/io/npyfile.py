@@ -174,9 +174,13 @@ def record_input(st, path):
     _INPUTS[(st.st_dev, st.st_ino)] = (st.st_ctime_ns, str(path))
 
 
+_OUTPUTS: dict = {}  # the same, for each file this command has written (-o and --svg on one path)
+
+
 def forget_inputs():
     """A new command starts (the app calls this around each run: in-process tests run many)."""
     _INPUTS.clear()
+    _OUTPUTS.clear()
 
 
 def input_named(path):
@@ -185,7 +189,11 @@ def input_named(path):
         st = os.stat(path)
     except OSError:
         return None
-    ctime, name = _INPUTS.get((st.st_dev, st.st_ino), (None, None))
+    return _match(_INPUTS, st)
+
+
+def _match(table, st):
+    ctime, name = table.get((st.st_dev, st.st_ino), (None, None))
     return name if ctime == st.st_ctime_ns else None   # another ctime: a reused inode (library callers)
 
 
@@ -204,6 +212,8 @@ def check_output(path):
         st = os.stat(path)
     except OSError:
         return None
+    if _match(_OUTPUTS, st) is not None:
+        raise OutputError(f"{path} is already written by this command (another output names it)")
     if stat.S_ISDIR(st.st_mode):
         raise OutputError(f"{path} is a directory")
     if not stat.S_ISREG(st.st_mode):
@@ -244,6 +254,9 @@ def atomic_output(path, *, keep_empty=True):
             return
         check_output(path)   # the block may have read it (a lazily loaded input)
         os.replace(tmp, path)
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            _OUTPUTS[(st.st_dev, st.st_ino)] = (st.st_ctime_ns, str(path))
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
