@@ -1,28 +1,14 @@
-"""var, std, var_mean, std_mean: PyTorch's variance reductions (correction / unbiased, dim, keepdim), computed
-as ATen's CPU kernels do (std_var_all_cpu for one output, WelfordOps in double otherwise), with VarBackward0,
-StdBackward0, VarMeanBackward0 and StdMeanBackward0 (FunctionsManual's var_backward / std_backward)."""
+"""var, std, var_mean, std_mean: PyTorch's variance reductions (correction / unbiased, dim, keepdim),
+with VarBackward0 / StdBackward0."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
-from ... import _sum_order
 from ..._warn import warn_aten
 from ...autograd.function import Op
-from ...tensor import Tensor
 from ..pointwise import quietly, where, zeros_like_t
 from ..registry import register
-from .reductions import _axis, _dims, _expand_back
-
-# Welford runs one NumPy step per reduced element (all outputs at once): exact, and affordable while the
-# reduced length is short. It runs for float64 var/std and for var_mean/std_mean (whose float32 mean, rounded
-# from Welford's double mean, is sensitive to its rounding errors when |mean| is small against the data). A
-# float32/half var or std takes a two-pass in double instead: its m2 is within ~1e-15 of Welford's, so the
-# rounded result is the same (no disagreement in 35,000 checked). Past _WELFORD_STEPS steps the two-pass
-# stands in everywhere: a float64 result may then be an ulp off, a float32 mean near 0 too.
-_WELFORD_STEPS = 2048
-
+from .reductions import _axis, _dims, _expand_back, mean
 
 def _np_var(x, ax, correction, keepdim):
     """np.var(x, ddof=correction), called under quietly. Degrees of freedom <= 0 (ATen's warning is _var_args'):
@@ -36,106 +22,8 @@ def _np_var(x, ax, correction, keepdim):
     return np.var(x, axis=ax, ddof=0, keepdims=keepdim) / 0
 
 
-def _walk(d, ax):
-    """d with the reduced axes flattened to a leading axis in TensorIterator's order (largest input stride
-    outermost, so memory order), the kept axes after it: (N, *kept)."""
-    red = sorted(ax, key=lambda k: -abs(d.strides[k]))
-    kept = [k for k in range(d.ndim) if k not in ax]
-    x = np.transpose(d, red + kept)
-    return x.reshape((-1,) + tuple(d.shape[k] for k in kept))
-
-
-def _welford(d, ax, with_mean):
-    """(mean, m2) in double over axes ax, as ATen's WelfordOps<scalar_t, double> reduce element by element:
-    delta = x - mean; mean += delta / n; m2 += delta * (x - mean). Shapes: the kept axes."""
-    x = _walk(d, ax)
-    n = x.shape[0]
-    if n > _WELFORD_STEPS or (d.dtype != np.float64 and not with_mean):
-        xd = x.astype(np.float64, copy=False)
-        mean = np.mean(xd, axis=0)
-        dev = xd - mean
-        return mean, np.add.reduce(dev * dev, 0)
-    mean = np.zeros(x.shape[1:])
-    m2 = np.zeros(x.shape[1:])
-    delta, tmp = np.empty_like(mean), np.empty_like(mean)
-    for i in range(n):
-        xi = x[i]
-        np.subtract(xi, mean, out=delta)
-        np.divide(delta, float(i + 1), out=tmp)
-        np.add(mean, tmp, out=mean)
-        np.subtract(xi, mean, out=tmp)
-        np.multiply(delta, tmp, out=tmp)
-        np.add(m2, tmp, out=m2)
-    return mean, m2
-
-
-def _var_all(d, correction, take_sqrt):
-    """ATen's std_var_all_cpu (float and double, one output): mean = self.mean() (torch's float sum / n, as a
-    double), then sum of (double(x) - mean)**2 in memory order, one double accumulator per 2-d iterator
-    chunk, the chunks added to a running total; var = total / max(0, n - correction)."""
-    n = d.size
-    s = _sum_order.torch_sum(d, set(range(d.ndim)))
-    mean = float(np.divide(s, d.dtype.type(n), dtype=d.dtype)) if s is not None else float(np.mean(d))
-    lay = _sum_order._layout(d.shape, d.strides, set(range(d.ndim)))
-    if lay is None:
-        flat, inner = d.reshape(-1), n
-    else:
-        view = np.lib.stride_tricks.as_strided(d, tuple(m for m, _, _ in reversed(lay)),
-                                               tuple(st for _, st, _ in reversed(lay)), writeable=False)
-        flat = view.reshape(-1)
-        inner = lay[0][0] * (lay[1][0] if len(lay) > 1 else 1)
-    dx = flat.astype(np.float64) - mean
-    sq = (dx * dx).reshape(-1, inner)
-    chunks = np.add.accumulate(sq, 1)[:, -1] if sq.shape[1] > 1 else sq[:, 0]
-    total = float(np.add.accumulate(chunks)[-1]) if len(chunks) > 1 else float(chunks[0])
-    dof = max(0.0, n - correction)
-    var = total / dof if dof else (math.nan if total == 0 or math.isnan(total) else math.inf)
-    return math.sqrt(var) if take_sqrt else var
-
-
-def _moments(d, dims, correction, keepdim, take_sqrt, with_mean):
-    """ATen's var/std (and var_mean/std_mean with with_mean) on ndarray d: (result, mean or None), in d's
-    dtype. var/std with at most one output element take std_var_all_cpu (float/double); everything else
-    Welford (std_var_kernel_impl), projected as var = m2 / max(n - correction, 0), sqrt in double."""
-    ax = tuple(range(d.ndim)) if dims is None else tuple(dims)
-    n = int(np.prod([d.shape[k] for k in ax]))
-    out_shape = tuple(1 if k in ax else m for k, m in enumerate(d.shape)) if keepdim else \
-        tuple(m for k, m in enumerate(d.shape) if k not in ax)
-    if not n or not _sum_order.MODELLED:
-        v = np.asarray(_np_var(d, _axis(dims, d.ndim), correction, keepdim))
-        v = np.sqrt(v) if take_sqrt else v
-        m = np.asarray(np.mean(d, axis=_axis(dims, d.ndim), keepdims=keepdim)) if with_mean else None
-        return v.astype(d.dtype), None if m is None else m.astype(d.dtype)
-    if not with_mean and d.size == n and d.dtype in (np.float32, np.float64):
-        return np.full(out_shape, _var_all(d, correction, take_sqrt), d.dtype), None
-    mean, m2 = _welford(d, ax, with_mean)
-    dof = max(n - correction, 0)
-    var = m2 / dof if dof else m2 / np.float64(0)
-    if take_sqrt:
-        var = np.sqrt(var)
-    m = mean.astype(d.dtype).reshape(out_shape) if with_mean else None
-    return var.astype(d.dtype).reshape(out_shape), m
-
-
-def _var_backward(g, a, ctx):
-    """FunctionsManual var_backward: (2 / (n - correction)) * grad * (self - self.mean(dim, keepdim=True));
-    with dim=None and n - correction <= 0, grad * where(self == self.mean(), nan, inf)."""
-    dims = ctx.dims
-    dof = ctx.n - ctx.correction
-    if dims is None or a.dim() == 0:
-        if dof <= 0:
-            return g * where(a == a.mean(), math.nan, math.inf)
-        return (2.0 / dof) * g * (a - a.mean())
-    if not ctx.keepdim and a.dim() > 1:
-        for k in dims:
-            g = g.unsqueeze(k)
-    scale = 2.0 / dof if dof else math.copysign(math.inf, 2.0)
-    return scale * g * (a - a.mean(dim=list(dims), keepdim=True))
-
-
-def _std_grad(g, out):
-    """std_backward's first step: (grad / (result * 2)).masked_fill_(result == 0, 0)."""
-    return where(out == 0, zeros_like_t(g), g / (out * 2))
+def _np_std(x, ax, correction, keepdim):
+    return np.sqrt(_np_var(x, ax, correction, keepdim))
 
 
 class VarBackward0(Op):
@@ -144,13 +32,15 @@ class VarBackward0(Op):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
         ax = _axis(dims, a._data.ndim)
-        ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        return quietly(_moments, a._data, dims, correction, keepdim, False, False)[0]
+        n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
+        ctx.n = n
+        return np.asarray(quietly(_np_var, a._data, ax, correction, keepdim)).astype(a._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
-        return _var_backward(g, a, ctx)
+        m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
+        return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
 
 
 def _correction(unbiased, correction):
@@ -186,7 +76,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 class StdBackward0(Op):
-    """std = sqrt(var); gradient: var_backward of (grad / (2 std)), zero where std == 0 (PyTorch's std_backward)."""
+    """std = sqrt(var); gradient grad / (2 std) * d var, zero where std == 0 (PyTorch's std_backward)."""
     save_output = True
 
     @staticmethod
@@ -195,49 +85,14 @@ class StdBackward0(Op):
         ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
         ax = _axis(dims, a._data.ndim)
         ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        return quietly(_moments, a._data, dims, correction, keepdim, True, False)[0]
+        return np.asarray(quietly(_np_std, a._data, ax, correction, keepdim)).astype(a._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        return _var_backward(_std_grad(g, out), a, ctx)
-
-
-class VarMeanBackward0(Op):
-    """var_mean: both from one Welford pass (ATen's std_var_mean_out); backward var_mean_backward: var_backward
-    of the var gradient plus mean_backward (grad expanded / n) of the mean gradient, each when defined."""
-    _materialize = False
-
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim, take_sqrt=False):
-        ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
-        ctx.take_sqrt = take_sqrt
-        ax = _axis(dims, a._data.ndim)
-        ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        v, m = quietly(_moments, a._data, dims, correction, keepdim, ctx.take_sqrt, True)
-        if ctx.take_sqrt:
-            ctx.save_for_backward(a, Tensor._make(v))
-        else:
-            ctx.save_for_backward(a)
-        return v, m
-
-    @staticmethod
-    def backward(ctx, gv, gm):
-        saved = ctx.saved_tensors
-        a = saved[0]
-        out = None
-        if gv is not None:
-            out = _var_backward(_std_grad(gv, saved[1]) if ctx.take_sqrt else gv, a, ctx)
-        if gm is not None:
-            aux = _expand_back(gm, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n
-            out = aux if out is None else out + aux
-        return out
-
-
-class StdMeanBackward0(VarMeanBackward0):
-    @staticmethod
-    def forward(ctx, a, dims, correction, keepdim):
-        return VarMeanBackward0.forward(ctx, a, dims, correction, keepdim, True)
+        gv = where(out == 0, zeros_like_t(g), g / (out * 2))
+        m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
+        return _expand_back(gv, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
 
 
 @register(category="reduction", methods=("std",),
@@ -253,7 +108,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
-    return VarMeanBackward0.apply(input, dims, c, kd)
+    return VarBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
 
 
 @register(category="reduction",
@@ -261,4 +116,4 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
-    return StdMeanBackward0.apply(input, dims, c, kd)
+    return StdBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
