@@ -179,6 +179,7 @@ class TensorcliGroup(TyperGroup):
         _catch_interrupts()
         from .services import limits
         state = limits.snapshot()
+        _forget_inputs()
         try:
             code = self._run(argv, prog_name, complete_var, debug, **extra)
         except KeyboardInterrupt:  # between two handlers
@@ -186,6 +187,7 @@ class TensorcliGroup(TyperGroup):
         finally:
             _ignore_interrupts()
             limits.restore(state)
+            _forget_inputs()
         if not standalone_mode:
             return code
         try:
@@ -220,6 +222,14 @@ class TensorcliGroup(TyperGroup):
                 return EXIT_OK
             return report(e, debug=debug)
         return rv if isinstance(rv, int) else 0
+
+
+def _forget_inputs():
+    """Each run starts with no recorded inputs (io.npyfile: outputs never overwrite an input of the
+    same run); in-process callers (tests) run many commands. Nothing to do before io is imported."""
+    npyfile = sys.modules.get("tensorcli.io.npyfile")
+    if npyfile is not None:
+        npyfile.forget_inputs()
 
 
 def _catch_interrupts():

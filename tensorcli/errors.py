@@ -15,6 +15,7 @@ reserved for a failed check).
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from contextlib import contextmanager
@@ -28,6 +29,9 @@ EXIT_INTERRUPTED = 130
 # How people raise the allocation limit (core's messages name its Python call or env variable).
 _LIMIT_HINTS = (("see core.set_allocation_limit", "raise it with --max-bytes SIZE or TENSORCLI_MAX_BYTES"),
                 ("(CORE_MAX_ALLOC_BYTES)", "(--max-bytes SIZE or TENSORCLI_MAX_BYTES)"))
+
+# Writing stdout or a file failed for a reason outside tensorcli (no space, quota, I/O error).
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 # What core raises for bad user input (PyTorch's classes); MemoryError for absurd sizes.
 USER_EXCEPTIONS = (RuntimeError, IndexError, ValueError, TypeError, KeyError, MemoryError, OverflowError)
@@ -112,6 +116,8 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
         code, text = EXIT_USAGE, name_the_flag(str(exc))
     elif isinstance(exc, MemoryError):
         code, text = EXIT_USAGE, describe(exc)
+    elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:   # `> /dev/full`, a full disk
+        code, text = EXIT_USAGE, f"cannot write the output: {exc.strerror}"
     else:
         code = EXIT_INTERNAL
         text = f"internal error: {type(exc).__name__}: {describe(exc)}"

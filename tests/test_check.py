@@ -263,7 +263,9 @@ def test_data_files_are_relative_to_the_case_file(tmp_path):
         index = "../data/labels.npy"
         expect = [[0.5], [0.8]]
         """)
-    (r,) = checks.run_paths([f]).results
+    with pytest.raises(checks.CaseFileError, match="leads outside the case file's directory"):
+        checks.run_paths([f])
+    (r,) = checks.run_paths([f], allow=[tmp_path / "data"]).results
     assert r.status == "passed", r.details
 
 
@@ -385,7 +387,7 @@ def test_truncated_npy_is_malformed(app, tmp_path):
     assert "field 'index'" in r.stderr and "truncated" in r.stderr
 
 
-def test_path_traversal_is_allowed_but_still_never_unpickles(app, tmp_path):
+def test_path_traversal_is_refused_and_never_unpickles(app, tmp_path):
     marker = tmp_path / "pwned"
     (tmp_path / "outside").mkdir()
     arr = np.empty(1, dtype=object)

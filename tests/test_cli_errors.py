@@ -34,7 +34,7 @@ G = ["gather", X, "--dim", "1"]
 # (id, argv, stdin bytes or None, text the one line must contain)
 CORPUS = [
     ("truncated-npy", G + ["--index", d("truncated.npy")], None, "--index: "),
-    ("truncated-npy-msg", ["show", d("truncated.npy")], None, "truncated .npy data"),
+    ("truncated-npy-msg", ["show", d("truncated.npy")], None, "truncated: header says 800 bytes, file has 72"),
     ("pickled-object-npy", ["show", d("object.npy")], None, "never unpickles"),
     ("complex-npy", ["show", d("complex.npy")], None, "unsupported dtype complex128"),
     ("string-npy", ["show", d("strings.npy")], None, "unsupported dtype"),

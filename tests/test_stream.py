@@ -179,7 +179,7 @@ def test_npz_member_costs_what_it_holds(tmp_path):
     p = str(tmp_path / "lie.npz")
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("x.npy", hdr.getvalue() + b"\0" * 400)
-    with pytest.raises(CliError, match="truncated .npy data: expected 40000000 bytes .* found 400"):
+    with pytest.raises(CliError, match="truncated: header says 40000000 bytes, the archive member has 400"):
         tio.load_tensor(p, arg="INPUT")
     buf = npyfile.read_member(_io.BytesIO(b"\1" * 100), 60, limit=1000)
     assert bytes(buf) == b"\1" * 60

@@ -44,6 +44,8 @@ Examples:
   tensorcli check examples/ --junit - 2>/dev/null | xmllint --noout -
 
 Directories contribute their *.toml and *.json files (sorted, not recursive).
+
+Data files named in a case file must lie in its directory (or below it): an absolute path, or '..' or a symlink that leads out, is refused unless --allow-path names a directory that holds it. --junit never overwrites a file the run reads.
 """
 
 
@@ -65,6 +67,10 @@ def register(app):
         against_torch: Annotated[bool, typer.Option(
             "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
         ] = False,
+        allow_path: Annotated[Optional[List[str]], typer.Option(
+            "--allow-path", metavar="DIR",
+            help="Let data paths in case files lead into DIR too (by default only the case file's own "
+                 "directory and below); repeatable.")] = None,
         max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
@@ -77,10 +83,7 @@ def register(app):
 
         if junit == "-" and json_:
             raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
-        try:
-            files, cases, errors = checks.load_paths(paths)
-        except checks.CaseFileError as e:
-            raise CliError(None, str(e)) from None
+        files, cases, errors = _load(paths, allow_path or (), junit)
         if errors:
             if json_:
                 sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
@@ -122,6 +125,27 @@ def register(app):
             raise typer.Exit(rep.exit_code)
 
 
+def _load(paths, allow, junit):
+    """(files, cases, errors) of the case files; --allow-path roots must be directories, and a
+    --junit path that the run reads (a case or data file) is refused before any case runs."""
+    import os
+    from tensorcli import io
+    from tensorcli.errors import CliError
+    from tensorcli.io.npyfile import check_output
+    from tensorcli.services import checks
+    for d in allow:
+        if not os.path.isdir(d):
+            raise CliError("--allow-path", f"{d} is not a directory")
+    try:
+        loaded = checks.load_paths(paths, allow=allow)
+    except checks.CaseFileError as e:
+        raise CliError(None, str(e)) from None
+    if junit and junit != "-":
+        with io.output_errors(junit, "--junit"):
+            check_output(junit)
+    return loaded
+
+
 def _quiet() -> bool:
     import os
     return os.environ.get("TENSORCLI_QUIET", "") not in ("", "0")
@@ -131,14 +155,12 @@ def _write(path, text):
     """The JUnit report to stdout ('-') or to `path` atomically (a temporary file renamed at the end,
     so a failed or interrupted write leaves the old report, or none)."""
     import sys
-    from tensorcli.errors import CliError
+    from tensorcli.io import output_errors
     from tensorcli.io.npyfile import atomic_output
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
+    with output_errors(path, "--junit"):
+        if path == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
         with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-    except OSError as e:
-        raise CliError("--junit", f"cannot write {path}: {e.strerror or e}") from None

@@ -334,7 +334,14 @@ def _render_extras(call, result, expl, bw, values, human):
         from tensorcli.services.explain_any import explain
         from tensorcli.render.grid import print_grid
         full = explain(call, result, max_rows=0)
-        print_grid(call, result, full, no_color=no_color, file=human, svg=values["cli_svg"])
+        svg = values["cli_svg"]
+        if svg is None:
+            print_grid(call, result, full, no_color=no_color, file=human)
+            return
+        from tensorcli.io import output_errors
+        from tensorcli.io.npyfile import atomic_output
+        with output_errors(svg, "--svg"), atomic_output(svg, keep_empty=False) as tmp:
+            print_grid(call, result, full, no_color=no_color, file=human, svg=tmp)
 
 
 def run_all_dims(info, specs, values, max_rows):

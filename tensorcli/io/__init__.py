@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 
 import numpy as np
@@ -56,7 +57,12 @@ _FILE_EXTS = (".npy", ".npz", ".json")
 
 
 def max_json_bytes() -> int:
-    return int(os.environ.get("TENSORCLI_MAX_JSON_BYTES", 16 * 1024 * 1024))
+    """TENSORCLI_MAX_JSON_BYTES (a byte count such as 16MiB), default 16 MiB."""
+    text = os.environ.get("TENSORCLI_MAX_JSON_BYTES", "").strip()
+    if not text:
+        return 16 * 1024 * 1024
+    from ..services.limits import parse_size
+    return parse_size(text, arg="TENSORCLI_MAX_JSON_BYTES")
 
 
 # -- small argument parsers ---------------------------------------------------------------
@@ -160,15 +166,66 @@ def _split_key(spec):
     return None, None
 
 
-def _load_file(path, key, arg):
-    if not os.path.exists(path):
-        raise CliError(arg, f"no such file: {path}")
-    if os.path.isdir(path):
-        raise CliError(arg, f"{path} is a directory, not a tensor file")
+_NOT_REGULAR = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"))
+_PSEUDO_ROOTS = ("/proc", "/sys")
+_PSEUDO_DEVS: list = []
+
+
+def _pseudo_devs():
+    """st_dev of the kernel's pseudo-file systems (/proc, /sys): their files report size 0."""
+    if not _PSEUDO_DEVS:
+        devs = set()
+        for root in _PSEUDO_ROOTS:
+            with contextlib.suppress(OSError):
+                devs.add(os.stat(root).st_dev)
+        _PSEUDO_DEVS.append(devs)
+    return _PSEUDO_DEVS[0]
+
+
+def _refuse_kind(st, path, arg, what):
+    """CliError unless `st` is a regular file on a real file system (decided before any read)."""
+    if stat.S_ISDIR(st.st_mode):
+        raise CliError(arg, f"{path} is a directory, not a {what}")
+    for test, kind in _NOT_REGULAR:
+        if test(st.st_mode):
+            raise CliError(arg, f"{path} is {kind}, not a {what}: tensorcli reads regular files"
+                                + (" (pipe data to '-' for stdin)" if what == "tensor file" else ""))
+    if not stat.S_ISREG(st.st_mode):
+        raise CliError(arg, f"{path} is not a regular file")
+    if st.st_dev in _pseudo_devs() or os.path.realpath(path).startswith(tuple(r + "/" for r in _PSEUDO_ROOTS)):
+        raise CliError(arg, f"{path} is a kernel pseudo-file (/proc, /sys), not a {what}")
+
+
+def open_input(path, *, arg, what="tensor file"):
+    """A regular file opened for reading, and its size: devices, FIFOs, sockets, directories and
+    /proc or /sys files are refused from their type before anything is read (a FIFO is opened
+    non-blocking, so it cannot hang the open). The file is recorded as this run's input (outputs
+    never overwrite it)."""
     try:
-        f = open(path, "rb")
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise CliError(arg, f"no such file: {path}") from None
     except OSError as e:
         raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
+    _refuse_kind(st, path, arg, what)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
+    f = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(fd)
+        _refuse_kind(st, path, arg, what)   # the path may have been replaced between stat and open
+    except BaseException:
+        f.close()
+        raise
+    npyfile.record_input(st, path)
+    return f, st.st_size
+
+
+def _load_file(path, key, arg):
+    f, size = open_input(path, arg=arg)
     with f:
         head = f.read(6)
         f.seek(0)
@@ -184,17 +241,28 @@ def _load_file(path, key, arg):
         if head == NPY_MAGIC:
             if key is not None:
                 raise CliError(arg, f"{path} is a .npy file; ':{key}' only applies to .npz archives")
-            if os.fstat(f.fileno()).st_size >= npyfile.MMAP_MIN_BYTES:
+            if size >= npyfile.MMAP_MIN_BYTES:
                 return c_order(open_npy(path, arg=arg, f=f))
-            return _read_npy(f, arg, path)
+            return _read_npy(f, arg, path, size=size)
         if head[:4] == ZIP_MAGIC:
             return _read_npz(f, key, arg, path)
-        size = os.fstat(f.fileno()).st_size
-        if size > max_json_bytes():
-            raise CliError(arg, f"{path}: JSON text of {size} bytes exceeds the limit of {max_json_bytes()} "
+        _refuse_pickle(head, arg, path)
+        limit = max_json_bytes()
+        if size > limit:
+            raise CliError(arg, f"{path}: JSON text of {size} bytes exceeds the limit of {limit} "
                                 "(TENSORCLI_MAX_JSON_BYTES); use .npy for large tensors")
-        raw = f.read()
+        raw = f.read(size + 1)   # never past what the file reported
+    if len(raw) > size:
+        raise CliError(arg, f"{path}: the file holds more than the {size} bytes it reports "
+                            "(a pseudo-file, or it grew while being read)")
     return _json_tensor(_decode_text(raw, arg, path), arg, source=path)
+
+
+def _refuse_pickle(head, arg, where):
+    """A pickle (torch.save's legacy format, pickle.dump) is named, never loaded."""
+    if head[:1] == b"\x80" and head[1:2] and 2 <= head[1] <= 5:
+        raise CliError(arg, f"{where} is a Python pickle (e.g. a legacy torch.save file): not loaded "
+                            "(tensorcli never unpickles); save it with numpy.save")
 
 
 def _load_stdin(key, arg, stdin_used):
@@ -221,8 +289,12 @@ def _load_stdin(key, arg, stdin_used):
     if head[:4] == ZIP_MAGIC:
         import io
         limit = _alloc_limit() + (1 << 20)
-        rest = buf.read(limit)
+        rest = npyfile.read_member(buf, limit + 1, limit + 1)   # grown as bytes arrive
+        if len(rest) > limit:
+            raise CliError(arg, f"stdin: an .npz archive of more than {limit} bytes (the allocation limit); "
+                                "save it to a file")
         return _read_npz(io.BytesIO(head + rest), key, arg, "stdin")
+    _refuse_pickle(head, arg, "stdin")
     limit = max_json_bytes()
     raw = head + buf.read(limit)
     if len(raw) > limit:
@@ -282,6 +354,8 @@ def _np_to_core_dtype(npd, arg, where):
     native = npd.newbyteorder("=") if npd.byteorder not in ("=", "|") else npd
     if native not in _dt._FROM_NP:
         names = ", ".join(d.name for d in _dt.ALL)
+        if npd.names is not None or npd.kind == "V":   # field names are the file's bytes: not quoted
+            raise CliError(arg, f"{where}: unsupported structured dtype (supported: {names})")
         raise CliError(arg, f"{where}: unsupported dtype {npd} (supported: {names})")
     return native
 
@@ -289,7 +363,9 @@ def _np_to_core_dtype(npd, arg, where):
 def _header(f, arg, where):
     try:
         shape, fortran, npd, offset = npyfile.read_header(f)
-    except (ValueError, OSError, EOFError) as e:
+    except npyfile.HeaderError as e:
+        raise CliError(arg, f"{where}: invalid .npy header: {e}") from None
+    except (OSError, EOFError) as e:
         raise CliError(arg, f"{where}: invalid .npy header ({_first_line(e)})") from None
     native = _np_to_core_dtype(npd, arg, where)
     count = 1
@@ -298,44 +374,53 @@ def _header(f, arg, where):
     return shape, fortran, npd, native, offset, count
 
 
+def _truncated(where, nbytes, have, shape, npd, what="file"):
+    return (f"{where}: truncated: header says {nbytes} bytes, {what} has {max(0, have)} "
+            f"(shape {list(shape)} {npd})")
+
+
 def open_npy(path, *, arg, f=None, check=True):
     """A .npy file as a read-only memory map (nothing read but the header); the file must hold
     the bytes its header promises. `check` applies the allocation limit (the tensor may be
     materialised by an op); streaming services pass check=False (they never hold it whole)."""
     with contextlib.ExitStack() as stack:
         if f is None:
-            try:
-                f = stack.enter_context(open(path, "rb"))
-            except OSError as e:
-                raise CliError(arg, f"cannot open {path}: {e.strerror or e}") from None
+            f = stack.enter_context(open_input(path, arg=arg)[0])
         f.seek(0)
         shape, fortran, npd, native, offset, count = _header(f, arg, path)
+        size = os.fstat(f.fileno()).st_size
+        nbytes = count * npd.itemsize
         if check:
             _check_size(shape, native, arg, path)
-        size = os.fstat(f.fileno()).st_size
-    nbytes = count * npd.itemsize
-    if size - offset < nbytes:
-        raise CliError(arg, f"{path}: truncated .npy data: expected {nbytes} bytes for shape "
-                            f"{list(shape)} {npd}, found {max(0, size - offset)}")
-    arr = npyfile.map_npy(path, shape, fortran, npd, offset).view(np.ndarray)
+        if size - offset < nbytes:
+            raise CliError(arg, _truncated(path, nbytes, size - offset, shape, npd))
+        # mapped from the descriptor that was checked (not reopened by name); the map outlives it
+        arr = npyfile.map_npy(f, shape, fortran, npd, offset).view(np.ndarray)
     return arr.astype(native) if native != npd else arr
 
 
-def _read_npy(f, arg, where, *, member=False):
-    """Read one .npy array from a stream: header first, size checked, then exactly the data into
-    one buffer (for an .npz member, grown as bytes are really decompressed)."""
+def _read_npy(f, arg, where, *, member=None, size=None):
+    """Read one .npy array from a stream: header first, its byte count checked against what the
+    file (`size`) or the archive member (`member`, its declared size) holds before any allocation,
+    then exactly the data; a stream of unknown length (stdin, an archive member) is read into one
+    buffer grown as bytes really arrive, so a lying header costs nothing."""
     shape, fortran, npd, native, offset, count = _header(f, arg, where)
-    _check_size(shape, native, arg, where)
     nbytes = count * npd.itemsize
-    if member:
+    what = "stdin" if where == "stdin" else "file"
+    _check_size(shape, native, arg, where)
+    if size is not None and size - offset < nbytes:
+        raise CliError(arg, _truncated(where, nbytes, size - offset, shape, npd))
+    if member is not None and offset is not None and member - offset < nbytes:
+        raise CliError(arg, _truncated(where, nbytes, member - offset, shape, npd, "the archive member"))
+    if size is None:
         buf = npyfile.read_member(f, nbytes, _alloc_limit())
         got = len(buf)
     else:
         buf = bytearray(nbytes)
         got = _readinto(f, buf)
     if got < nbytes:
-        raise CliError(arg, f"{where}: truncated .npy data: expected {nbytes} bytes for shape "
-                            f"{list(shape)} {npd}, found {got}")
+        raise CliError(arg, _truncated(where, nbytes, got, shape, npd,
+                                       "the archive member" if member is not None else what))
     arr = np.frombuffer(buf, dtype=npd, count=count)
     arr = arr.reshape(shape[::-1]).transpose() if fortran else arr.reshape(shape)
     if native != npd:
@@ -367,7 +452,11 @@ def _read_npz(f, key, arg, where):
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
         raise CliError(arg, f"{where}: corrupt .npz archive ({_first_line(e)})") from None
     with z:
-        members = {n[:-4]: n for n in z.namelist() if n.endswith(".npy")}
+        names = z.namelist()
+        members = {n[:-4]: n for n in names if n.endswith(".npy")}
+        if not members and any(n.endswith(".pkl") or "/data/" in n for n in names):
+            raise CliError(arg, f"{where} is a PyTorch .pt file: not loaded (tensorcli never unpickles); "
+                                "save the tensor with numpy.save (.npy) or numpy.savez (.npz)")
         if not members:
             raise CliError(arg, f"{where}: the .npz archive holds no arrays")
         if key is None:
@@ -379,8 +468,9 @@ def _read_npz(f, key, arg, where):
             raise CliError(arg, f"{where}: no array {key!r} in the archive (keys: {', '.join(sorted(members))})")
         label = f"{where}:{key}"
         try:
-            with z.open(members[key]) as m:
-                return _read_npy(m, arg, label, member=True)
+            info = z.getinfo(members[key])
+            with z.open(info) as m:
+                return _read_npy(m, arg, label, member=info.file_size)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
             raise CliError(arg, f"{label}: corrupt archive member ({_first_line(e)})") from None
 
@@ -429,6 +519,8 @@ def _json_tensor(text, arg, *, source):
         data = _python_literal(text, arg, where, source)
     except RecursionError:
         raise CliError(arg, f"{where}JSON nested too deeply") from None
+    except ValueError as e:   # Python's int() refuses integer literals of more than 4300 digits
+        raise CliError(arg, f"{where}a number in the JSON text is too long ({_digits_hint(e)})") from None
     dtype = shape = None
     if isinstance(data, dict):
         if "result" in data and "data" not in data:
@@ -438,9 +530,18 @@ def _json_tensor(text, arg, *, source):
         if not isinstance(data, dict) or "data" not in data:
             raise CliError(arg, f"{where}a JSON object needs a \"data\" field (and optionally \"dtype\", \"shape\")")
         dtype, shape, data = data.get("dtype"), data.get("shape"), data["data"]
+        if dtype is not None and not isinstance(dtype, str):
+            raise CliError(arg, f"{where}\"dtype\" must be a string such as \"float32\", got {_kind(dtype)}")
+        if dtype is not None and source:
+            from core import dtypes as _dt
+            key = dtype.strip()
+            if (key[6:] if key.startswith("torch.") else key) not in _dt.ALIASES:
+                raise CliError(arg, f"{where}unknown \"dtype\" (choose from: {', '.join(_dt.ALIASES)})")
         dtype = parse_dtype(dtype, arg=arg) if dtype is not None else None
+        if shape is not None:
+            shape = _json_shape(shape, arg, where)
     if '"' in text:
-        data = _strings_to_floats(data, arg, where)
+        data = _strings_to_floats(data, arg, where, quote=not source)
     try:
         t = core.tensor(data, dtype=dtype)
     except ValueError as e:
@@ -457,10 +558,6 @@ def _json_tensor(text, arg, *, source):
             msg = f"not a numeric tensor: null is not a number ({msg})"
         raise CliError(arg, f"{where}{msg}") from None
     if shape is not None:
-        try:
-            shape = tuple(int(s) for s in shape)
-        except (TypeError, ValueError):
-            raise CliError(arg, f"{where}\"shape\" must be a list of ints, got {shape!r}") from None
         if tuple(t.shape) != shape:
             n = 1
             for s in shape:
@@ -471,6 +568,33 @@ def _json_tensor(text, arg, *, source):
     return t
 
 
+_MAX_DIM = 2 ** 63 - 1
+
+
+def _kind(value):
+    """What a JSON value is, in words (messages name the type, never the bytes of a file)."""
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _json_shape(shape, arg, where):
+    """A JSON "shape": a list of integers in [0, 2**63) (no floats, strings or booleans)."""
+    if not isinstance(shape, list):
+        raise CliError(arg, f"{where}\"shape\" must be a list of integers such as [2, 3], got {_kind(shape)}")
+    for i, s in enumerate(shape):
+        if type(s) is not int:
+            raise CliError(arg, f"{where}\"shape\"[{i}] must be an integer, got {_kind(s)}")
+        if not 0 <= s <= _MAX_DIM:
+            raise CliError(arg, f"{where}\"shape\"[{i}] must be between 0 and 2**63-1"
+                                + (f", got {s}" if len(str(s)) <= 25 else ""))
+    return tuple(shape)
+
+
+def _digits_hint(e):
+    text = _first_line(e)
+    return "integers have at most 4300 digits" if "digits" in text else text
+
+
 def _python_literal(text, arg, where, source):
     """Python literal syntax (`[0., .5]`, `[True, nan, -inf]`, tuples) when the text is not JSON."""
     try:
@@ -478,20 +602,23 @@ def _python_literal(text, arg, where, source):
     except LiteralError as e:
         snippet = text.strip()
         col = e.col
+        what = "not .npy, .npz, JSON or a Python literal" if source == "stdin" else "invalid JSON or Python literal"
+        if source:   # a file or stdin: its bytes are never quoted (they may be anything: /proc, a secret)
+            raise CliError(arg, f"{where}{what}: {e.plain} at column {col}") from None
         if len(snippet) > 40:   # show the text around the error
             lo = max(0, col - 20)
             snippet = ("..." if lo else "") + snippet[lo:lo + 37] + "..."
-        what = "not .npy, .npz, JSON or a Python literal" if source == "stdin" else "invalid JSON or Python literal"
         raise CliError(arg, f"{where}{what}: {e.msg} at column {col} in {snippet!r}") from None
 
 
-def _strings_to_floats(x, arg, where):
+def _strings_to_floats(x, arg, where, quote=True):
     if isinstance(x, list):
-        return [_strings_to_floats(v, arg, where) for v in x]
+        return [_strings_to_floats(v, arg, where, quote) for v in x]
     if isinstance(x, str):
         v = _NONFINITE_IN.get(x.strip().lower())
         if v is None:
-            raise CliError(arg, f"{where}not a numeric tensor: string {x!r} (only \"NaN\", \"Infinity\", "
+            shown = f"string {x[:40]!r}" if quote else "a string"
+            raise CliError(arg, f"{where}not a numeric tensor: {shown} (only \"NaN\", \"Infinity\", "
                                 "\"-Infinity\" are accepted as strings)")
         return v
     return x
@@ -570,9 +697,32 @@ def stdout_is_terminal() -> bool:
         return False
 
 
+@contextlib.contextmanager
+def output_errors(path, arg="--out"):
+    """Failures of writing `path` ('-': stdout) as one named line: an output that is an input of
+    the run or not a regular file (npyfile.OutputError), a missing directory, a full disk
+    (`-o - > /dev/full`). A closed pipe (EPIPE) passes through: the app ends quietly."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except npyfile.OutputError as e:
+        raise CliError(arg, str(e)) from None
+    except OSError as e:
+        if getattr(e, "errno", None) == 32:
+            raise
+        where = "stdout" if path == "-" else path
+        raise CliError(arg, f"cannot write {where}: {e.strerror or _first_line(e)}") from None
+
+
 def save_result(result, path: str, *, arg: str = "--out") -> str:
     """Write `result` to `path` (.npy, .npz, .json by extension; '-' = .npy bytes on stdout).
     Returns a short description for a message to people (on stderr)."""
+    with output_errors(path, arg):
+        return _save_result(result, path, arg)
+
+
+def _save_result(result, path, arg):
     import io
     items = _items(result)
     multi = is_multi(result)
@@ -605,20 +755,17 @@ def save_result(result, path: str, *, arg: str = "--out") -> str:
         raise CliError(arg, f"unknown output extension {ext} for {path}: use .npy, .npz, .json, or - for stdout")
     if low.endswith(".npy") and multi:
         raise CliError(arg, f"the op returns {len(items)} tensors; use a .npz or .json path")
-    try:
-        with atomic_output(path) as tmp:
-            if low.endswith(".npy"):
-                with open(tmp, "wb") as f:
-                    np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
-            elif low.endswith(".npz"):
-                with open(tmp, "wb") as f:
-                    _write_npz(f, items)
-            else:
-                text = dumps(result_json(result))
-                with open(tmp, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
-    except OSError as e:
-        raise CliError(arg, f"cannot write {path}: {e.strerror or e}") from None
+    with atomic_output(path) as tmp:
+        if low.endswith(".npy"):
+            with open(tmp, "wb") as f:
+                np.lib.format.write_array(f, c_order(items[0][1]), allow_pickle=False)
+        elif low.endswith(".npz"):
+            with open(tmp, "wb") as f:
+                _write_npz(f, items)
+        else:
+            text = dumps(result_json(result))
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
     return path
 
 

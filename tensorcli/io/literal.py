@@ -23,11 +23,12 @@ NAMES = {"True": True, "False": False, "nan": float("nan"), "inf": float("inf"),
 
 
 class LiteralError(ValueError):
-    """Not a literal; `col` is the 1-based column where parsing stopped."""
+    """Not a literal; `col` is the 1-based column where parsing stopped; `plain` is the message
+    without the offending text (for data read from a file, whose bytes errors never quote)."""
 
-    def __init__(self, msg, col):
+    def __init__(self, msg, col, plain=None):
         super().__init__(msg)
-        self.msg, self.col = msg, col
+        self.msg, self.col, self.plain = msg, col, plain or msg
 
 
 def _tokens(text):
@@ -36,7 +37,7 @@ def _tokens(text):
     while pos < n:
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise LiteralError(f"unexpected character {text[pos]!r}", pos + 1)
+            raise LiteralError(f"unexpected character {text[pos]!r}", pos + 1, "unexpected character")
         if m.lastgroup != "ws":
             yield m.lastgroup, m.group(), pos + 1
         pos = m.end()
@@ -50,7 +51,9 @@ def _number(tok, col):
             return int(tok, 0)
         return float(tok)
     except ValueError:
-        raise LiteralError(f"invalid number {tok!r}", col) from None
+        if len(tok) > 4300:   # Python's int() limit on decimal digits
+            raise LiteralError(f"a number of {len(tok)} digits (integers have at most 4300)", col) from None
+        raise LiteralError(f"invalid number {tok!r}", col, "invalid number") from None
 
 
 class _Parser:
@@ -83,7 +86,8 @@ class _Parser:
         elif kind == "name" and tok in NAMES:
             v = NAMES[tok]
         elif kind == "name":
-            raise LiteralError(f"name {tok!r} is not a literal (allowed: {', '.join(NAMES)})", col)
+            raise LiteralError(f"name {tok!r} is not a literal (allowed: {', '.join(NAMES)})", col,
+                               f"a name that is not a literal (allowed: {', '.join(NAMES)})")
         else:
             raise LiteralError("expected a number, True/False, nan/inf, [ or (" if kind != "end"
                                else "unexpected end of text", col)
@@ -130,4 +134,4 @@ def parse_literal(text: str, *, max_depth: int = 32):
             if tok != ",":
                 raise LiteralError("expected ','", col)
         return items
-    raise LiteralError(f"unexpected {tok!r} after the value", col)
+    raise LiteralError(f"unexpected {tok!r} after the value", col, "unexpected text after the value")

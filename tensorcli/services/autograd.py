@@ -134,13 +134,28 @@ def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES,
     try:
         if program is None:
             program = expr.parse(source, limits)
-        return expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
+        result, namespace = expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
     except expr.ExprError as e:
         raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
     except RecursionError as e:
         raise _cli_error("EXPR", "expression nested too deeply") from e
-    except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError) as e:
+    except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError, AssertionError) as e:
+        # AssertionError: torch's own for absent devices ("Torch not compiled with CUDA enabled")
         raise _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}") from e
+    _refuse_uninitialized(result, namespace)
+    return result, namespace
+
+
+def _refuse_uninitialized(result, namespace):
+    """An UninitializedParameter / UninitializedBuffer has no shape or values (torch raises on
+    .shape), so no report can show it: refused by name."""
+    from core.nn.parameter import is_lazy
+    items = [("the result", result)] + [(repr(k), v) for k, v in namespace.items()]
+    for name, value in items:
+        for v in (value if isinstance(value, (tuple, list)) else (value,)):
+            if isinstance(v, core.Tensor) and is_lazy(v):
+                raise _cli_error("EXPR", f"{name} is an {type(v).__name__}: it has no shape or values "
+                                         "until materialize(shape) or a lazy module's first call")
 
 
 def parse_program(source: str, max_bytes: int):

@@ -26,6 +26,11 @@ gradients a hook on ``z`` sees, one entry per call), ``expect_error`` (substring
 ``core.memory.ModeReport``; a value may be a comparison string such as ``">0"`` or ``"<= 4096"``;
 a list of tables checks several modes).
 
+Data files resolve inside the case file's directory: an absolute path, or a ``..`` or a symlink
+that leads out of it, is refused (the same message whether or not the file exists) unless a root
+given by ``check --allow-path DIR`` holds it. Case files and data files are read only when they
+are regular files (tensorcli.io.open_input), and no message quotes a data file's bytes.
+
 Malformed files raise :class:`CaseFileError` naming the file, the case and the field. Running never
 uses eval: ops go through the registry, expressions through the whitelisted evaluator, data files
 through :mod:`tensorcli.io` (never unpickles), and allocations are capped by ``MAX_BYTES`` (core's
@@ -173,11 +178,12 @@ def discover(paths) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(q for q in p.iterdir() if q.suffix.lower() in (".toml", ".json") and q.is_file())
+            found = sorted(q for q in p.iterdir()   # not only regular files: load_file names a device or FIFO
+                           if q.suffix.lower() in (".toml", ".json") and not q.is_dir())
             if not found:
                 raise CaseFileError(p, "no *.toml or *.json case files in this directory")
             out.extend(found)
-        elif p.is_file():
+        elif p.exists():   # a regular file; load_file refuses devices, FIFOs and /proc by name
             out.append(p)
         else:
             raise CaseFileError(p, "no such file or directory")
@@ -190,43 +196,53 @@ def discover(paths) -> list[Path]:
     return uniq
 
 
-def load_paths(paths) -> tuple[list[Path], list[Case], list[CaseFileError]]:
-    """Discover and load every file; collects the errors of all malformed files."""
+def load_paths(paths, *, allow=()) -> tuple[list[Path], list[Case], list[CaseFileError]]:
+    """Discover and load every file; collects the errors of all malformed files. `allow`: more
+    roots (directories) that data paths may lead into (check --allow-path)."""
     files = discover(paths)
     cases, errors = [], []
     for f in files:
         try:
-            cases.extend(load_file(f))
+            cases.extend(load_file(f, allow=allow))
         except CaseFileError as e:
             errors.append(e)
     return files, cases, errors
 
 
-def load_file(path) -> list[Case]:
-    """Parse and validate one case file (tensor fields and data files loaded here)."""
+def load_file(path, *, allow=()) -> list[Case]:
+    """Parse and validate one case file (tensor fields and data files loaded here); data paths
+    must lead inside the file's directory or one of the `allow` roots."""
+    from .. import io as tio
+    from ..errors import CliError
     path = Path(path)
     label = str(path)
     try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise CaseFileError(label, f"cannot read: {e.strerror or e}") from None
-    if size > MAX_FILE_BYTES:
-        raise CaseFileError(label, f"case file of {size} bytes exceeds the limit of {MAX_FILE_BYTES}")
+        f, size = tio.open_input(label, arg=None, what="case file")
+    except CliError as e:
+        raise CaseFileError(label, e.message.removeprefix(label).lstrip(": ")) from None
+    with f:
+        if size > MAX_FILE_BYTES:
+            raise CaseFileError(label, f"case file of {size} bytes exceeds the limit of {MAX_FILE_BYTES}")
+        try:
+            raw = f.read(size + 1)   # never past what the file reported
+        except OSError as e:
+            raise CaseFileError(label, f"cannot read: {e.strerror or e}") from None
+    if len(raw) > size:
+        raise CaseFileError(label, f"the file holds more than the {size} bytes it reports")
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise CaseFileError(label, "not UTF-8 text") from None
-    except OSError as e:
-        raise CaseFileError(label, f"cannot read: {e.strerror or e}") from None
     if path.suffix.lower() == ".json":
         entries = _parse_json(text, label)
     else:
         entries = _parse_toml(text, label)
     base = path.parent
+    roots = _roots(base, allow)
     cases, names = [], {}
     with _allocation_limit(MAX_BYTES):
         for i, raw in enumerate(entries, 1):
-            case = _validate(raw, i, label, base)
+            case = _validate(raw, i, label, base, roots)
             if case.name in names:
                 raise CaseFileError(label, f"duplicate case name (also case {names[case.name]})",
                                     case=_case_label(i, case.name), field="name")
@@ -291,11 +307,22 @@ def _tname(v):
             float: "float"}.get(type(v), type(v).__name__)
 
 
+def _roots(base, allow):
+    """The directories data paths may lead into: the case file's own, then --allow-path roots
+    (real paths: symlinks resolved)."""
+    return [os.path.realpath(base or ".")] + [os.path.realpath(a) for a in allow]
+
+
+def _inside(real, roots):
+    return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
 class _V:
     """Validation helpers bound to one case (for the error location)."""
 
-    def __init__(self, label, index, raw, base):
+    def __init__(self, label, index, raw, base, roots=None):
         self.label, self.index, self.raw, self.base = label, index, raw, base
+        self.roots = roots if roots is not None else _roots(base, ())
         name = raw.get("name")
         self.case = _case_label(index, name if isinstance(name, str) else None)
 
@@ -353,12 +380,16 @@ class _V:
             spec = value.strip()
             if spec == "-" or spec.startswith("-:"):
                 raise self.err(fld, "stdin ('-') cannot be used in a case file")
-            if spec[:1] not in "[{" and not os.path.isabs(spec):
-                spec = str(self.base / spec)
+            shown = spec
+            if spec[:1] not in "[{":
+                spec, real = self.data_path(fld, spec)
             try:
                 t = tio.load_tensor(spec, arg=fld, dtype=dtype)
             except CliError as e:
-                raise self.err(fld, e.message) from None
+                message = e.message
+                if spec != shown:   # name the file as the case file wrote it
+                    message = message.replace(real, shown)
+                raise self.err(fld, message) from None
             return TensorSpec(tio.c_order(t._data))
         if isinstance(value, dict) or value is None:
             raise self.err(fld, f"expected a tensor, got {_tname(value)}")
@@ -367,6 +398,21 @@ class _V:
         except (ValueError, TypeError, RuntimeError, OverflowError) as e:
             raise self.err(fld, f"not a tensor: {_first_line(e)}") from None
         return TensorSpec(tio.c_order(t._data), scalar=not isinstance(value, list))
+
+    def data_path(self, fld, spec):
+        """(the path to load, its real path) for a data file named in the case file: relative to
+        the case file's directory, and refused when it (symlinks resolved) leads outside it and
+        outside every --allow-path root. The refusal reads nothing and says the same whether or
+        not the file exists."""
+        path, key = spec, None
+        head, sep, tail = spec.rpartition(":")
+        if sep and head.lower().endswith((".npy", ".npz", ".json")):   # x.npz:key
+            path, key = head, tail
+        real = os.path.realpath(os.path.join(self.base, path))
+        if not _inside(real, self.roots):
+            raise self.err(fld, f"data path {spec!r} leads outside the case file's directory "
+                                "(name another root with check --allow-path DIR)")
+        return real + (f":{key}" if key is not None else ""), real
 
     def dtype_name(self, fld, value):
         from .. import io as tio
@@ -394,9 +440,9 @@ class _V:
             raise self.err(fld, f"expected numbers, booleans or arrays of them, got {_tname(value)}")
 
 
-def _validate(raw, index, label, base) -> Case:
+def _validate(raw, index, label, base, roots=None) -> Case:
     """A Case from one raw case table, or CaseFileError (via v.err) naming the field."""
-    v = _V(label, index, raw, base)
+    v = _V(label, index, raw, base, roots)
     if "name" not in raw:
         raise v.err("name", "missing required field")
     name = v.typed("name", raw["name"], (str,), "a string")

@@ -604,9 +604,10 @@ def run(cases, *, against_torch=False, fail_fast=False, files=(), deselected=0, 
     return report
 
 
-def run_paths(paths, *, patterns=(), against_torch=False, fail_fast=False, progress=None) -> Report:
-    """Load (raising the first CaseFileError), select and run."""
-    files, cases, errors = load_paths(paths)
+def run_paths(paths, *, patterns=(), against_torch=False, fail_fast=False, progress=None,
+              allow=()) -> Report:
+    """Load (raising the first CaseFileError), select and run; `allow`: check --allow-path roots."""
+    files, cases, errors = load_paths(paths, allow=allow)
     if errors:
         raise errors[0]
     chosen = select(cases, patterns)

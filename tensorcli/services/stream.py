@@ -360,15 +360,13 @@ def run(op, src, out=None, *, dim=0, keepdim=False, block_bytes=BLOCK_BYTES, pro
         stream = getattr(sys.stdout, "buffer", None)
         if stream is None or io.stdout_is_terminal():
             raise CliError("--out", "refusing to write binary .npy data to a terminal; redirect or pipe it")
-        sys.stdout.flush()
-        _write(p, _blocks(p, x, block_bytes, progress), stream)
-        stream.flush()
+        with io.output_errors(out):
+            sys.stdout.flush()
+            _write(p, _blocks(p, x, block_bytes, progress), stream)
+            stream.flush()
         return out
     if not out.lower().endswith(".npy"):
         raise CliError("--out", f"streamed results are written as .npy (got {out})")
-    try:
-        with io.atomic_output(out) as tmp, open(tmp, "wb") as f:
-            _write(p, _blocks(p, x, block_bytes, progress), f)
-    except OSError as e:
-        raise CliError("--out", f"cannot write {out}: {e.strerror or e}") from None
+    with io.output_errors(out), io.atomic_output(out) as tmp, open(tmp, "wb") as f:
+        _write(p, _blocks(p, x, block_bytes, progress), f)
     return out
