@@ -82,6 +82,10 @@ def grad(
         "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
     then: Annotated[Optional[str], typer.Option(
         "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
+    steps: Annotated[bool, typer.Option(
+        "--steps", help="Show each backward pass node by node as the engine runs it: the gradients each "
+                        "node receives and sends, what it saved, hooks firing, accumulation into .grad, "
+                        "freed buffers and errors (JSON: tensorcli.grad-steps/2).")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
@@ -99,6 +103,11 @@ def grad(
         names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
     hooks = ag.split_names("--hook", hook)
     retains = ag.split_names("--retain-grad", retain_grad)
+    if steps:
+        _grad_steps(expr, names, hooks, retains, gradient=gradient, retain_graph=retain_graph,
+                    backward_twice=backward_twice, of=of, then=then, dtype=dtype, limit=limit,
+                    stdin_used=stdin_used, json_=json_, full_data=full_data, no_color=no_color)
+        return
     console = None if json_ else render.console(no_color)
 
     def on_hook(name, text):
@@ -115,6 +124,27 @@ def grad(
         _print_json(report)
     else:
         render_grad(report, console)
+
+def _grad_steps(expr, names, hooks, retains, *, gradient, retain_graph, backward_twice, of, then, dtype, limit,
+                stdin_used, json_, full_data, no_color):
+    """grad --steps: services/backward_steps.py traces, render/backward_steps.py draws."""
+    from tensorcli import io, render
+    from tensorcli.errors import CliError
+    from tensorcli.services import vocab
+    from tensorcli.services.backward_steps import steps_report
+    if hooks or retains:
+        raise CliError("--hook" if hooks else "--retain-grad", "not combined with --steps (the steps show "
+                       "every gradient; hooks the program registers are shown as they fire)")
+    with vocab.full_data(full_data):
+        report = steps_report(expr, names, gradient=gradient, retain_graph=retain_graph,
+                              backward_twice=backward_twice, of=of, then=then, max_bytes=limit,
+                              dtype=io.parse_dtype(dtype) if dtype else None, stdin_used=stdin_used)
+    if json_:
+        typer.echo(io.dumps(vocab.envelope("grad", report, schema_name="grad-steps")))
+        return
+    from tensorcli.render.backward_steps import render_steps
+    render_steps(report, render.console(no_color), render.use_color(no_color))
+
 
 def graph(
     expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
@@ -183,6 +213,8 @@ GRAD_EXAMPLES = (
     "--let w='[3.0, 4.0]' --requires-grad x,w",
     "tensorcli grad 'z = x * 2; o = z.sum()' --let x='[1.0, 2.0]' --requires-grad x --hook z --retain-grad z",
     "tensorcli grad 'y = x ** 2; o = y.sum()' --let x='[1.0]' --requires-grad x --backward-twice",
+    "tensorcli grad 'y = x ** 2; z = y * 4; o1 = z.mean(); o2 = z.sum(); o1.backward(); o2.backward()' "
+    "--let x='[[1.0, 2.0, 3.0, 4.0]]' --requires-grad x --steps",
 )
 GRAPH_EXAMPLES = (
     "tensorcli graph 'o = w.matmul(x + y)' --let x='[1.0, 2.0]' --let y='[0.5, 0.5]' "
