@@ -135,4 +135,4 @@ def render_steps(report, console, color: bool) -> None:
         if not p["ok"]:
             console.print(Text(f"error: {p['error']['type']}: {p['error']['message']}", style="red"))
     for line in _final(report):
-        console.print(Text(line), soft_wrap=True)
+        console.print(Text(line))
