@@ -682,11 +682,20 @@ def _contiguous(out):
     return out
 
 
+_NO_GRAD_VIEWS = ("nograd", "inference")
+
+
 def _mark_view(r, base):
     r._base = base if base._base is None else base._base
     r._vc = base._vc
+    if STATE.inference and not base._inference:
+        r._inference = False      # a view of a normal tensor made in inference mode is a normal tensor
     if base._requires_grad and not STATE.grad_enabled:
-        r._view_meta = "nograd"   # PyTorch's CreationMeta::NO_GRAD_MODE (see ops/shape.py)
+        # PyTorch's CreationMeta::NO_GRAD_MODE / INFERENCE_MODE (ops/inplace.py): the view still reports
+        # requires_grad=True (derived from its base) but has no grad_fn and no accumulator
+        r._view_meta = "inference" if STATE.inference else "nograd"
+        if r._data.dtype.kind in "fc":
+            r._requires_grad = True
 
 
 class AccumulateGrad(Node):
@@ -778,6 +787,8 @@ def get_accumulator(t):
     """The leaf's AccumulateGrad node, shared while anything holds it (PyTorch's grad accumulator)."""
     acc = t._accum() if t._accum is not None else None
     if acc is None:
+        if t._view_meta in _NO_GRAD_VIEWS and t._base is not None:
+            return None     # torch: a view made with grad mode off has no accumulator (its own flag is false)
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
     return acc
