@@ -682,20 +682,11 @@ def _contiguous(out):
     return out
 
 
-_NO_GRAD_VIEWS = ("nograd", "inference")
-
-
 def _mark_view(r, base):
-    r._base = base if base._base is None else base._base
-    r._vc = base._vc
-    if STATE.inference and not base._inference:
-        r._inference = False      # a view of a normal tensor made in inference mode is a normal tensor
+    """Share version counter and inference-ness; grad mode off: torch's NO_GRAD_MODE / INFERENCE_MODE view."""
+    r._base, r._vc, r._inference = (base if base._base is None else base._base), base._vc, base._inference
     if base._requires_grad and not STATE.grad_enabled:
-        # PyTorch's CreationMeta::NO_GRAD_MODE / INFERENCE_MODE (ops/inplace.py): the view still reports
-        # requires_grad=True (derived from its base) but has no grad_fn and no accumulator
-        r._view_meta = "inference" if STATE.inference else "nograd"
-        if r._data.dtype.kind in "fc":
-            r._requires_grad = True
+        r._view_meta, r._requires_grad = ("inference" if STATE.inference else "nograd"), r._data.dtype.kind in "fc"
 
 
 class AccumulateGrad(Node):
@@ -787,8 +778,8 @@ def get_accumulator(t):
     """The leaf's AccumulateGrad node, shared while anything holds it (PyTorch's grad accumulator)."""
     acc = t._accum() if t._accum is not None else None
     if acc is None:
-        if t._view_meta in _NO_GRAD_VIEWS and t._base is not None:
-            return None     # torch: a view made with grad mode off has no accumulator (its own flag is false)
+        if (t._view_meta == "nograd" or t._view_meta == "inference") and t._base is not None:
+            return None     # a view made with grad mode off (_mark_view): no accumulator, as torch's
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
     return acc
