@@ -110,6 +110,7 @@ COMMANDS = {
     "grad-steps-in-expression": ("grad", "z = x * w; y = z.sum(); y.backward(); y.backward()", *LET, "--steps"),
     "graph": ("graph", "y = (x * w).sum()", *LET),
     "modes": ("modes", "y = (x * w).sum()", *LET),
+    "modes-timeline": ("modes", "with torch.no_grad():\n    y = x * w\nz = y * x\nx.add_(1)", *LET),
     "eval": ("eval", "torch.softmax(x, dim=0)", "--let", "x=[1.0, 2.0]"),
     "eval-tuple": ("eval", "x.max(dim=0)", "--let", "x=[[1.0, 2.0], [3.0, 0.0]]"),
     "eval-number": ("eval", "(x * w).sum().item()", *LET[:4]),

@@ -177,6 +177,12 @@ def modes(
                                          "is the tensor inspected.")],
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
+    timeline: Annotated[bool, typer.Option(
+        "--timeline", help="Statement by statement: the active mode (with torch.no_grad(): / "
+                           "inference_mode() / enable_grad() / set_grad_enabled(b) blocks), each new or changed "
+                           "tensor's flags, torch's errors, and the same statement under grad, no_grad and "
+                           "inference_mode (JSON: tensorcli.modes-timeline/2). On by default when EXPR has a "
+                           "with block.")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
@@ -190,11 +196,31 @@ def modes(
     limit = ag.parse_max_bytes(max_bytes)
     with ag.allocation_limit(limit):
         names = ag.load_inputs(let, requires_grad, dtype, [])
+    if timeline or _has_with(expr):
+        from tensorcli.render.modes_timeline import render_timeline
+        from tensorcli.services.modes_timeline import timeline_report
+        report = timeline_report(expr, names, max_bytes=limit)
+        if json_:
+            from tensorcli import io
+            from tensorcli.services import vocab
+            typer.echo(io.dumps(vocab.envelope("modes", report, schema_name="modes-timeline")))
+        else:
+            render_timeline(report, render.console(no_color), render.use_color(no_color))
+        return
     report = ag.modes_report(expr, names, max_bytes=limit)
     if json_:
         _print_json(report)
     else:
         render_modes(report, render.console(no_color))
+
+
+def _has_with(source: str) -> bool:
+    """Whether the program has a with block (the timeline runs those; the per-mode table cannot)."""
+    import ast
+    try:
+        return any(isinstance(n, ast.With) for n in ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
 
 
 def _help(summary: str, examples) -> str:
@@ -226,6 +252,8 @@ MODES_EXAMPLES = (
     "tensorcli modes 'y = (x * w).sum()' --let x='[1.0, 2.0]' --let w='[0.5, 0.5]' --requires-grad w",
     "tensorcli modes 'y = torch.sigmoid(x @ w)' --let x='[[1.0, 2.0]]' --let w='[[0.1], [0.2]]' "
     "--requires-grad w --json",
+    "tensorcli modes $'with torch.no_grad():\\n    y = x * 2\\nwith torch.inference_mode():\\n    z = x * 2\\n"
+    "w = z * x' --let x='[1.0, 2.0, 3.0]' --requires-grad x",
 )
 
 
