@@ -208,7 +208,13 @@ def test_cli_text_in_pipes_and_rich_table_on_terminals():
             assert "MulBackward0 (y)" in text and "None -> [2., 2.]" in text and "AccumulateGrad (x)" in text
 
 
-def test_cli_refuses_hook_option_with_steps():
-    r = runner.invoke(app, ["grad", "y = (x * 2).sum()", "--let", "x=[1.0]", "--requires-grad", "x", "--steps",
-                            "--hook", "x"])
-    assert r.exit_code == 2
+def test_cli_hook_option_is_seen_firing_in_the_steps():
+    r = runner.invoke(app, ["grad", "z = x * 2; o = z.sum()", "--let", "x=[1.0, 3.0]", "--requires-grad", "x",
+                            "--steps", "--hook", "z", "--json"])
+    assert r.exit_code == 0, r.output
+    (p,) = json.loads(r.stdout)["passes"]
+    mul = next(s for s in p["steps"] if s["node"] == "MulBackward0")
+    assert mul["hooks"] == [{"tensor": "z", "grad": [1.0, 1.0], "returned": None}]
+    r = runner.invoke(app, ["grad", "o = (x * 2).sum(); o.backward()", "--let", "x=[1.0]", "--requires-grad", "x",
+                            "--steps", "--hook", "x"])
+    assert r.exit_code == 2 and "--hook" in r.stderr

@@ -129,15 +129,12 @@ def _grad_steps(expr, names, hooks, retains, *, gradient, retain_graph, backward
                 stdin_used, json_, full_data, no_color):
     """grad --steps: services/backward_steps.py traces, render/backward_steps.py draws."""
     from tensorcli import io, render
-    from tensorcli.errors import CliError
     from tensorcli.services import vocab
     from tensorcli.services.backward_steps import steps_report
-    if hooks or retains:
-        raise CliError("--hook" if hooks else "--retain-grad", "not combined with --steps (the steps show "
-                       "every gradient; hooks the program registers are shown as they fire)")
     with vocab.full_data(full_data):
         report = steps_report(expr, names, gradient=gradient, retain_graph=retain_graph,
-                              backward_twice=backward_twice, of=of, then=then, max_bytes=limit,
+                              backward_twice=backward_twice, of=of, then=then, hooks=hooks, retain_grads=retains,
+                              max_bytes=limit,
                               dtype=io.parse_dtype(dtype) if dtype else None, stdin_used=stdin_used)
     if json_:
         typer.echo(io.dumps(vocab.envelope("grad", report, schema_name="grad-steps")))

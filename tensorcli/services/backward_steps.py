@@ -289,14 +289,16 @@ def _program_steps(source, names, program, max_bytes):
 
 def steps_report(source: str, names: dict, *, gradient=None, retain_graph: bool = False,
                  backward_twice: bool = False, of: str | None = None, then: str | None = None,
-                 max_bytes: int = ag.DEFAULT_MAX_BYTES, dtype=None, stdin_used=None) -> dict:
+                 hooks=(), retain_grads=(), max_bytes: int = ag.DEFAULT_MAX_BYTES, dtype=None,
+                 stdin_used=None) -> dict:
     """`tensorcli grad --steps`: every backward pass (the command's, or the ones EXPR makes) traced
     node by node. Layout: docs/json.md, ``tensorcli.grad-steps/2``."""
     program = ag.parse_program(source, max_bytes)
     with ag.allocation_limit(max_bytes):
         if ag.backward_calls(program):
-            for opt, given in {"--gradient": gradient is not None, "--of": of, "--then": then,
-                               "--backward-twice": backward_twice, "--retain-graph": retain_graph}.items():
+            for opt, given in {"--gradient": gradient is not None, "--of": of, "--then": then, "--hook": hooks,
+                               "--retain-grad": retain_grads, "--backward-twice": backward_twice,
+                               "--retain-graph": retain_graph}.items():
                 if given:
                     raise CliError(opt, "EXPR calls .backward() itself; drop it from EXPR to use " + opt)
             result, ns, passes = _program_steps(source, names, program, max_bytes)
@@ -312,6 +314,7 @@ def steps_report(source: str, names: dict, *, gradient=None, retain_graph: bool 
             if gradient is not None and not isinstance(gradient, core.Tensor):
                 gradient = ag.resolve_gradient(gradient, target, tensors, dtype=dtype, stdin_used=stdin_used,
                                                max_bytes=max_bytes)
+            ag._install_hooks(tensors, hooks, retain_grads, [], [1], None)   # --hook: seen firing in the steps
             first = trace_backward(target, tensors, of=target_name, gradient=gradient,
                                    retain_graph=True if retain_graph else None)
             if not first["ok"] and not first["steps"]:
