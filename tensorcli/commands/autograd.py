@@ -37,6 +37,11 @@ JSON (``--json``, one object):
   nodes also ``custom: true`` and ``needs_input_grad``; AccumulateGrad nodes ``variable`` (the leaf's
   name or null), ``shape``, ``dtype``; a node already shown has ``ref: true``; ``truncated: true``
   below ``--max-depth``.
+* ``grad --steps``: schema ``tensorcli.grad-steps/2`` (docs/json.md): ``passes``, each with ``steps`` (one
+  per node in execution order: gradients received before/after hooks, hooks firing, saved tensors, freed
+  buffers, gradients sent per edge, a leaf's .grad before/after, the error where torch raises).
+* ``modes --timeline`` (or EXPR with a ``with`` block): schema ``tensorcli.modes-timeline/2``: ``statements``
+  (mode, new/changed tensors' flags, error, the statement under each other mode), ``summary``.
 * ``modes``: ``modes`` (one row per mode: ``mode``, ``label``, ``ok``, ``error``, ``requires_grad``,
   ``grad_fn``, ``is_leaf``, ``is_inference``, ``graph_nodes``, ``saved_tensors``, ``saved_bytes``),
   ``summary`` (one sentence).
