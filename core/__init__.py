@@ -106,6 +106,13 @@ def get_num_threads():
     return _NUM_THREADS[0]
 
 
+# torch's submodules core does not model, importable all the same (core/_unmodelled.py: placeholders that
+# raise NotImplementedError when used), imported on first access as torch imports them with `import torch`
+_UNMODELLED = ("onnx", "hub", "distributed", "fx", "export", "overrides", "package", "quantization", "ao",
+               "library", "compiler", "xpu", "mps", "mtia", "nested", "monitor", "futures", "sparse", "quasirandom",
+               "storage", "types", "fft", "multiprocessing")
+
+
 # torch's deprecated build flags: a UserWarning naming the replacement, then its value
 _DEPRECATED_FLAGS = {"has_mps": ("backends.mps", "is_built"), "has_cuda": ("backends.cuda", "is_built"),
                      "has_cudnn": ("backends.cudnn", "is_available"), "has_mkldnn": ("backends.mkldnn", "is_available")}
@@ -129,7 +136,7 @@ def __getattr__(name):
         return globals()[name]
     if name in ("nn", "memory", "optim", "cuda", "backends", "accelerator", "utils", "distributions", "profiler",
                 "functional", "linalg", "special", "signal", "masked", "serialization", "testing", "jit",
-                "func", "amp", "cpu"):
+                "func", "amp", "cpu") or name in _UNMODELLED:
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
@@ -191,7 +198,9 @@ _TORCH_SUBMODULES = (
     "optim.optimizer", "optim.radam", "optim.rmsprop", "optim.rprop", "optim.sgd", "optim.sparse_adam",
     "optim.swa_utils", "profiler", "random", "return_types", "utils", "utils.data",
     "utils.data.dataloader", "utils.data.dataset", "utils.data.sampler", "utils.checkpoint", "linalg", "special",
-    "serialization", "amp", "amp.autocast_mode", "amp.grad_scaler", "cpu", "cpu.amp", "func", "jit", "testing")
+    "serialization", "amp", "amp.autocast_mode", "amp.grad_scaler", "cpu", "cpu.amp", "func", "jit", "testing",
+    *_UNMODELLED, "ao.quantization", "distributed.elastic", "utils.data.distributed", "utils.model_zoo",
+    "utils.cpp_extension", "nn.utils.prune", "nn.attention", "autograd.forward_ad")
 # torch's module name -> core's, where they differ
 _TORCH_RENAMED = {"nn.modules.module": "nn.module", "nn.modules.container": "nn.container"}
 

@@ -318,7 +318,38 @@ def _resizable(root):
     return _NOT_RESIZABLE.get(id(root)) is not root
 
 
+def _size_kw(fn, kw):
+    """The `size=` keyword out of **kw (a named keyword-only parameter would change the signature
+    tensorcli reads); any other keyword is Python's TypeError, as torch's."""
+    size = kw.pop("size", _NO_SIZE)
+    if kw:
+        raise TypeError(f"{fn}() got an unexpected keyword argument {next(iter(kw))!r}")
+    return size
+
+
 _FACTORY_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+_NO_SIZE = object()   # `size=` not given (torch refuses size=None)
+
+
+def size_keyword(fn, size_args, size):
+    """torch's `*size` or `size=` (every factory has both spellings): the positional form, or
+    ``(size,)`` for the keyword; torch's TypeErrors for both at once or a keyword that is no sequence."""
+    if size is _NO_SIZE:
+        return size_args
+    if size_args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list, Size)) or (
+            not isinstance(size, Size) and not all(_size_element(d) for d in size)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return (size,)
+
+
+def _size_element(d):
+    if isinstance(d, Tensor):
+        return d._data.size == 1 and d._data.dtype.kind in "iu"
+    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
 
 
 def _factory(size, dtype, default, requires_grad, fill, fn="zeros", device=None):
@@ -333,8 +364,9 @@ def _factory(size, dtype, default, requires_grad, fill, fn="zeros", device=None)
 
 
 @export
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """Tensor of zeros (default float dtype)."""
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    """Tensor of zeros (default float dtype); size given as zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3))."""
+    size = size_keyword("zeros", size, _size_kw("zeros", kw))
     if out is not None:
         return _factory_out("zeros", out, dtype, lambda dt: zeros(*size, dtype=dt), requires_grad)
     shape = _parse_size(size, "zeros")
@@ -344,15 +376,19 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 
 @export
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """Tensor of ones (default float dtype)."""
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    """Tensor of ones (default float dtype); size positional or size=."""
+    size = size_keyword("ones", size, _size_kw("ones", kw))
     if out is not None:
         return _factory_out("ones", out, dtype, lambda dt: ones(*size, dtype=dt), requires_grad)
     return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.ones, "ones", device)
 
 
 @export
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+          pin_memory=False, **kw):
+    """Uninitialised tensor (zeros here); size positional or size=."""
+    size = size_keyword("empty", size, _size_kw("empty", kw))
     if out is not None:
         return _factory_out("empty", out, dtype, lambda dt: empty(*size, dtype=dt), requires_grad)
     return _factory(size, dtype, _dt.get_default_dtype(), requires_grad, np.zeros, "empty", device)

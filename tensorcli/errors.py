@@ -126,6 +126,8 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
     label = "\x1b[1;31merror\x1b[0m" if _stderr_color() else "error"
     try:
         sys.stderr.write(f"tensorcli: {label}: {one_line(text)}\n")
+        for line in getattr(exc, "detail", None) or ():   # e.g. a shape error drawn (services/shape_errors.py)
+            sys.stderr.write(f"  {line}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -331,9 +331,14 @@ def test_hook_on_tensor_not_requiring_grad_is_pytorchs_error():
 
 
 def test_runtime_error_inside_expression_exits_2_with_one_line():
+    """One line; a shape error adds its drawing under it (tests/test_shape_errors_drawn.py)."""
     r = run("grad", "y = x @ w", "--let", "x=[[1.0, 2.0]]", "--let", "w=[[1.0, 2.0]]")
     assert r.exit_code == 2
-    assert r.stderr.startswith("tensorcli: error: EXPR: RuntimeError:") and r.stderr.count("\n") == 1
+    first, *drawn = r.stderr.splitlines()
+    assert first.startswith("tensorcli: error: EXPR: RuntimeError:") and drawn[-1].startswith("  rule: matmul")
+    assert all(line.startswith("  ") for line in drawn)
+    r = run("grad", "y = (x * x).sum(); y.backward(); y.backward()", "--let", "x=[1.0, 2.0]", "--requires-grad", "x")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
 
 
 def test_let_reads_stdin():

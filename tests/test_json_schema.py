@@ -106,8 +106,11 @@ COMMANDS = {
     "grad": ("grad", "y = (x * w).sum()", *LET, "--hook", "y"),
     "grad-in-expression": ("grad", "y = (x * w).sum(); y.backward()", *LET),
     "grad-twice": ("grad", "y = (x * w).sum()", *LET, "--backward-twice"),
+    "grad-steps": ("grad", "y = (x * w).sum()", *LET, "--steps", "--backward-twice"),
+    "grad-steps-in-expression": ("grad", "z = x * w; y = z.sum(); y.backward(); y.backward()", *LET, "--steps"),
     "graph": ("graph", "y = (x * w).sum()", *LET),
     "modes": ("modes", "y = (x * w).sum()", *LET),
+    "modes-timeline": ("modes", "with torch.no_grad():\n    y = x * w\nz = y * x\nx.add_(1)", *LET),
     "eval": ("eval", "torch.softmax(x, dim=0)", "--let", "x=[1.0, 2.0]"),
     "eval-tuple": ("eval", "x.max(dim=0)", "--let", "x=[[1.0, 2.0], [3.0, 0.0]]"),
     "eval-number": ("eval", "(x * w).sum().item()", *LET[:4]),
@@ -121,7 +124,7 @@ def test_every_command_matches_its_documented_schema(app, key):
     obj = run_json(app, *COMMANDS[key])
     name = obj["schema"]
     assert name in SCHEMAS, f"{name} is not documented in docs/json.md"
-    assert re.fullmatch(r"tensorcli\.[a-z]+/2", name)
+    assert re.fullmatch(r"tensorcli\.[a-z]+(-[a-z]+)?/2", name)
     assert obj["command"] == COMMANDS[key][0] and list(obj)[:2] == ["schema", "command"]
     validate(SCHEMAS[name], obj)
 

@@ -4,6 +4,7 @@ input capture that `autograd.grad` needs."""
 from __future__ import annotations
 
 import heapq
+import itertools
 
 import numpy as np
 
@@ -12,6 +13,10 @@ from ..tensor import Size, Tensor
 from . import node as _node
 from .anomaly_mode import STATE as ANOMALY
 from .node import AccumulateGrad, get_accumulator
+
+# Ties in the ready queue (AccumulateGrad nodes all share the top sequence number) go first-queued
+# first, as torch's std::priority_queue pops equal nodes in the cases a graph meets (not by address).
+_QUEUED = itertools.count()
 
 
 def _make_root_grads(outputs, grad_outputs, create_graph=True):
@@ -58,7 +63,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     roots, buffers = _root_buffers(outputs, grads)
     deps = _dependencies(roots)
     needed = _needed_nodes(roots, {n for n, _ in capture}) if inputs is not None else None
-    ready = [(-r._seq, id(r), r) for r in roots if deps.get(r, 0) == 0]
+    ready = [(-r._seq, next(_QUEUED), r) for r in roots if deps.get(r, 0) == 0]
     heapq.heapify(ready)
     leaves_wanted = None if not accumulate else (capture if inputs is not None else True)
     prev_mode = STATE.grad_enabled
@@ -87,7 +92,7 @@ def _backward_scalar(out, retain_graph):
     prev_mode = STATE.grad_enabled
     STATE.grad_enabled = False
     try:
-        _execute([(-root._seq, id(root), root)], {root: buf}, deps, None, None, None, True, retain_graph, False)
+        _execute([(-root._seq, 0, root)], {root: buf}, deps, None, None, None, True, retain_graph, False)
     finally:
         STATE.grad_enabled = prev_mode
 
@@ -229,7 +234,7 @@ def _execute_plain(ready, buffers, deps, retain_graph):
             d = deps[fn] - 1
             deps[fn] = d
             if d == 0:
-                heappush(ready, (-fn._seq, id(fn), fn))
+                heappush(ready, (-fn._seq, next(_QUEUED), fn))
         g = out_grads = None   # drop this frame's references: AccumulateGrad steals unshared arrays
 
 
@@ -251,7 +256,7 @@ def _propagate(node, out_grads, buffers, deps, ready):
         d = deps[fn] - 1
         deps[fn] = d
         if d == 0:
-            heapq.heappush(ready, (-fn._seq, id(fn), fn))
+            heapq.heappush(ready, (-fn._seq, next(_QUEUED), fn))
 
 
 def _post_accumulate(leaf):

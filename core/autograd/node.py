@@ -683,10 +683,10 @@ def _contiguous(out):
 
 
 def _mark_view(r, base):
-    r._base = base if base._base is None else base._base
-    r._vc = base._vc
+    """Share version counter and inference-ness; grad mode off: torch's NO_GRAD_MODE / INFERENCE_MODE view."""
+    r._base, r._vc, r._inference = (base if base._base is None else base._base), base._vc, base._inference
     if base._requires_grad and not STATE.grad_enabled:
-        r._view_meta = "nograd"   # PyTorch's CreationMeta::NO_GRAD_MODE (see ops/shape.py)
+        r._view_meta, r._requires_grad = ("inference" if STATE.inference else "nograd"), r._data.dtype.kind in "fc"
 
 
 class AccumulateGrad(Node):
@@ -778,6 +778,8 @@ def get_accumulator(t):
     """The leaf's AccumulateGrad node, shared while anything holds it (PyTorch's grad accumulator)."""
     acc = t._accum() if t._accum is not None else None
     if acc is None:
+        if (t._view_meta == "nograd" or t._view_meta == "inference") and t._base is not None:
+            return None     # a view made with grad mode off (_mark_view): no accumulator, as torch's
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
     return acc

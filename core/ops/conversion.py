@@ -7,7 +7,7 @@ import numpy as np
 from .. import _memory_format as _mf
 from .. import _methods
 from .. import dtypes as _dt
-from ..creation import _array_from_data, _check_alloc, empty, full, ones, tensor, zeros
+from ..creation import _array_from_data, _check_alloc, _size_kw, empty, full, ones, size_keyword, tensor, zeros
 from ..device import check_device
 from ..device import device as Device
 from ..tensor import Size, Tensor
@@ -117,12 +117,16 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
 
 
 @_methods.method("new_zeros")
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """Tensor.new_zeros(size) / new_zeros(*size) / new_zeros(size=...): zeros in self's dtype and device."""
+    size = size_keyword("new_zeros", size, _size_kw("new_zeros", kw))
     return zeros(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
 @_methods.method("new_ones")
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """Tensor.new_ones(size) / new_ones(*size) / new_ones(size=...): ones in self's dtype and device."""
+    size = size_keyword("new_ones", size, _size_kw("new_ones", kw))
     return ones(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
@@ -133,7 +137,9 @@ def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fals
 
 
 @_methods.method("new_empty")
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """Tensor.new_empty(size) / new_empty(*size) / new_empty(size=...): empty in self's dtype and device."""
+    size = size_keyword("new_empty", size, _size_kw("new_empty", kw))
     return empty(*size, **_factory_kwargs(self, dtype, device), requires_grad=requires_grad)
 
 
@@ -149,7 +155,10 @@ def _is_size(args):
 @_methods.method("new")
 def new(self, *args, device=None, **kwargs):
     """Tensor.new: the legacy constructor in self's dtype: new() is empty, new(2, 3) / new(Size) allocate
-    (uninitialised in torch), new(list) copies data, new(tensor of the same dtype) aliases it."""
+    (uninitialised in torch), new(list) copies data, new(tensor of the same dtype) aliases it;
+    new(size=...) is the size overload."""
+    if "size" in kwargs and not args and len(kwargs) == 1 and isinstance(kwargs["size"], (tuple, list, Size)):
+        return empty(Size(kwargs["size"]), dtype=self.dtype)
     if kwargs:
         got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()])
         raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"

@@ -36,12 +36,13 @@ def check_inplace(t, *others):
     if not t._data.flags.writeable and any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape)):
         raise RuntimeError(OVERLAP_INPLACE_MSG)
     if STATE.grad_enabled:
+        b = t._base
+        meta = t._view_meta
+        if (meta == "nograd" or meta == "inference") and b is not None and b._requires_grad:
+            raise RuntimeError(no_grad_view_message(t))   # a view made with grad mode off (or a view of one)
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MSG)
-        b = t._base
         if b is not None and b._requires_grad:
-            if t._view_meta == "nograd":   # a view made in no_grad mode
-                raise RuntimeError(NOGRAD_VIEW_MSG)
             if not t._requires_grad:       # made before its base required grad: PyTorch sees a leaf
                 raise RuntimeError(LEAF_INPLACE_MSG)
             if t._view_meta == "multi":     # handle_view_on_rebase runs before the view-of-a-leaf check
@@ -266,11 +267,10 @@ def _view(cls, input, *args):
         r = cls.apply(input, *args)
     else:
         r = Tensor._make(cls.forward(_FCTX, input, *args))
-        _mark_view(r, input)
+        _mark_view(r, input)        # NO_GRAD_MODE / INFERENCE_MODE creation meta, requires_grad from the base
         if input._inference:
             r._inference = True     # views of inference tensors are inference tensors
-        if input._requires_grad:    # (so grad mode is off) PyTorch's CreationMeta::NO_GRAD_MODE
-            r._view_meta = "nograd"
+        if input._requires_grad:
             return r
     if input._view_meta is not None:
         r._view_meta = input._view_meta
@@ -280,13 +280,14 @@ def _view(cls, input, *args):
 def _mark_multi(outs, input):
     """Outputs of a multi-output view op: views of input's base, not modifiable in place under grad."""
     base = input if input._base is None else input._base
-    meta = "multi" if STATE.grad_enabled else "nograd"
+    meta = "multi" if STATE.grad_enabled else ("inference" if STATE.inference else "nograd")
     for r in outs:
         r._base = base
         r._vc = input._vc
         r._view_meta = meta
-        if input._inference:
-            r._inference = True
+        r._inference = input._inference     # normal for a view of a normal tensor, even in inference mode
+        if meta != "multi" and input._requires_grad and r._data.dtype.kind in "fc":
+            r._requires_grad = True         # as _mark_view: torch derives it from the base
     return outs
 
 
@@ -380,6 +381,23 @@ _NOGRAD_TAIL = (" Given that this use case is ambiguous and error-prone, it is f
                 "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 NOGRAD_VIEW_MSG = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled."
                    + _NOGRAD_TAIL)
+INFERENCE_VIEW_MSG = ("A view was created in inference mode and is being modified inplace in normal mode."
+                      + _NOGRAD_TAIL.replace("no_grad block", "inference_mode block"))
+
+
+def no_grad_view_message(t):
+    """torch's handle_view_on_rebase text for a view made with grad mode off (CreationMeta NO_GRAD_MODE /
+    INFERENCE_MODE), or a view of one made later in grad mode ("Output 0 of Slice is a view of a view...")."""
+    inference = t._view_meta == "inference"
+    fn = t.grad_fn
+    if fn is None:
+        return INFERENCE_VIEW_MSG if inference else NOGRAD_VIEW_MSG
+    msg = (f"Output {t._output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())} is a view of a view which was "
+           "created in no_grad mode and is being modified inplace with grad mode enabled." + _NOGRAD_TAIL)
+    if inference:
+        msg = (msg.replace("in no_grad mode", "in inference mode").replace("with grad mode enabled", "in normal mode")
+               .replace("no_grad block", "inference_mode block"))
+    return msg
 
 
 def refresh_view(t):

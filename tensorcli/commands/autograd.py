@@ -37,6 +37,11 @@ JSON (``--json``, one object):
   nodes also ``custom: true`` and ``needs_input_grad``; AccumulateGrad nodes ``variable`` (the leaf's
   name or null), ``shape``, ``dtype``; a node already shown has ``ref: true``; ``truncated: true``
   below ``--max-depth``.
+* ``grad --steps``: schema ``tensorcli.grad-steps/2`` (docs/json.md): ``passes``, each with ``steps`` (one
+  per node in execution order: gradients received before/after hooks, hooks firing, saved tensors, freed
+  buffers, gradients sent per edge, a leaf's .grad before/after, the error where torch raises).
+* ``modes --timeline`` (or EXPR with a ``with`` block): schema ``tensorcli.modes-timeline/2``: ``statements``
+  (mode, new/changed tensors' flags, error, the statement under each other mode), ``summary``.
 * ``modes``: ``modes`` (one row per mode: ``mode``, ``label``, ``ok``, ``error``, ``requires_grad``,
   ``grad_fn``, ``is_leaf``, ``is_inference``, ``graph_nodes``, ``saved_tensors``, ``saved_bytes``),
   ``summary`` (one sentence).
@@ -82,6 +87,10 @@ def grad(
         "--of", metavar="NAME", help="Call backward on NAME instead of the result.")] = None,
     then: Annotated[Optional[str], typer.Option(
         "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
+    steps: Annotated[bool, typer.Option(
+        "--steps", help="Show each backward pass node by node as the engine runs it: the gradients each "
+                        "node receives and sends, what it saved, hooks firing, accumulation into .grad, "
+                        "freed buffers and errors (JSON: tensorcli.grad-steps/2).")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
@@ -99,6 +108,11 @@ def grad(
         names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
     hooks = ag.split_names("--hook", hook)
     retains = ag.split_names("--retain-grad", retain_grad)
+    if steps:
+        _grad_steps(expr, names, hooks, retains, gradient=gradient, retain_graph=retain_graph,
+                    backward_twice=backward_twice, of=of, then=then, dtype=dtype, limit=limit,
+                    stdin_used=stdin_used, json_=json_, full_data=full_data, no_color=no_color)
+        return
     console = None if json_ else render.console(no_color)
 
     def on_hook(name, text):
@@ -115,6 +129,24 @@ def grad(
         _print_json(report)
     else:
         render_grad(report, console)
+
+def _grad_steps(expr, names, hooks, retains, *, gradient, retain_graph, backward_twice, of, then, dtype, limit,
+                stdin_used, json_, full_data, no_color):
+    """grad --steps: services/backward_steps.py traces, render/backward_steps.py draws."""
+    from tensorcli import io, render
+    from tensorcli.services import vocab
+    from tensorcli.services.backward_steps import steps_report
+    with vocab.full_data(full_data):
+        report = steps_report(expr, names, gradient=gradient, retain_graph=retain_graph,
+                              backward_twice=backward_twice, of=of, then=then, hooks=hooks, retain_grads=retains,
+                              max_bytes=limit,
+                              dtype=io.parse_dtype(dtype) if dtype else None, stdin_used=stdin_used)
+    if json_:
+        typer.echo(io.dumps(vocab.envelope("grad", report, schema_name="grad-steps")))
+        return
+    from tensorcli.render.backward_steps import render_steps
+    render_steps(report, render.console(no_color), render.use_color(no_color))
+
 
 def graph(
     expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
@@ -147,6 +179,12 @@ def modes(
                                          "is the tensor inspected.")],
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
+    timeline: Annotated[bool, typer.Option(
+        "--timeline", help="Statement by statement: the active mode (with torch.no_grad(): / "
+                           "inference_mode() / enable_grad() / set_grad_enabled(b) blocks), each new or changed "
+                           "tensor's flags, torch's errors, and the same statement under grad, no_grad and "
+                           "inference_mode (JSON: tensorcli.modes-timeline/2). On by default when EXPR has a "
+                           "with block.")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
     json_: JsonOpt = False,
@@ -160,11 +198,31 @@ def modes(
     limit = ag.parse_max_bytes(max_bytes)
     with ag.allocation_limit(limit):
         names = ag.load_inputs(let, requires_grad, dtype, [])
+    if timeline or _has_with(expr):
+        from tensorcli.render.modes_timeline import render_timeline
+        from tensorcli.services.modes_timeline import timeline_report
+        report = timeline_report(expr, names, max_bytes=limit)
+        if json_:
+            from tensorcli import io
+            from tensorcli.services import vocab
+            typer.echo(io.dumps(vocab.envelope("modes", report, schema_name="modes-timeline")))
+        else:
+            render_timeline(report, render.console(no_color), render.use_color(no_color))
+        return
     report = ag.modes_report(expr, names, max_bytes=limit)
     if json_:
         _print_json(report)
     else:
         render_modes(report, render.console(no_color))
+
+
+def _has_with(source: str) -> bool:
+    """Whether the program has a with block (the timeline runs those; the per-mode table cannot)."""
+    import ast
+    try:
+        return any(isinstance(n, ast.With) for n in ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
 
 
 def _help(summary: str, examples) -> str:
@@ -183,6 +241,8 @@ GRAD_EXAMPLES = (
     "--let w='[3.0, 4.0]' --requires-grad x,w",
     "tensorcli grad 'z = x * 2; o = z.sum()' --let x='[1.0, 2.0]' --requires-grad x --hook z --retain-grad z",
     "tensorcli grad 'y = x ** 2; o = y.sum()' --let x='[1.0]' --requires-grad x --backward-twice",
+    "tensorcli grad 'y = x ** 2; z = y * 4; o1 = z.mean(); o2 = z.sum(); o1.backward(); o2.backward()' "
+    "--let x='[[1.0, 2.0, 3.0, 4.0]]' --requires-grad x --steps",
 )
 GRAPH_EXAMPLES = (
     "tensorcli graph 'o = w.matmul(x + y)' --let x='[1.0, 2.0]' --let y='[0.5, 0.5]' "
@@ -194,6 +254,8 @@ MODES_EXAMPLES = (
     "tensorcli modes 'y = (x * w).sum()' --let x='[1.0, 2.0]' --let w='[0.5, 0.5]' --requires-grad w",
     "tensorcli modes 'y = torch.sigmoid(x @ w)' --let x='[[1.0, 2.0]]' --let w='[[0.1], [0.2]]' "
     "--requires-grad w --json",
+    "tensorcli modes $'with torch.no_grad():\\n    y = x * 2\\nwith torch.inference_mode():\\n    z = x * 2\\n"
+    "w = z * x' --let x='[1.0, 2.0, 3.0]' --requires-grad x",
 )
 
 

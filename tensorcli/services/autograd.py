@@ -141,7 +141,10 @@ def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES,
         raise _cli_error("EXPR", "expression nested too deeply") from e
     except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError, AssertionError) as e:
         # AssertionError: torch's own for absent devices ("Torch not compiled with CUDA enabled")
-        raise _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}") from e
+        err = _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}")
+        err.__cause__ = e
+        from .shape_errors import attach   # only on failure: the failing statement and shapes, drawn
+        raise attach(err, source, names, max_bytes) from e
     _refuse_uninitialized(result, namespace)
     return result, namespace
 
@@ -383,7 +386,9 @@ def grad_report(source: str, names: dict, *, gradient=None, retain_graph: bool =
         try:
             result, ns = run_expression(source, names, max_bytes, program)
         except CliError as e:
-            raise _cli_error(e.arg, requires_grad_hint(e.message, names)) from e
+            err = _cli_error(e.arg, requires_grad_hint(e.message, names))
+            err.detail = getattr(e, "detail", None)    # a shape error's drawing (services/shape_errors.py)
+            raise err from e
         if receivers and not isinstance(result, core.Tensor):
             return _expression_backward(source, names, result, ns, program, receivers, {
                 "--gradient": gradient is not None, "--of": of, "--then": then, "--hook": hooks,

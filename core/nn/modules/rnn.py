@@ -11,8 +11,10 @@ import numbers
 import warnings
 
 from ... import creation as _creation
+from ..._warn import warn_aten
 from ...ops.pointwise import relu, sigmoid, tanh
 from ...ops.shape import cat, stack
+from ...ops.shape.join import StackBackward0
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -23,6 +25,19 @@ from .rnn_packed import forward_packed
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class MkldnnRnnLayerBackward0(StackBackward0):
+    """The stack of one LSTM layer-direction's outputs, named as torch's CPU path names that output:
+    torch runs a float32 LSTM without projections through oneDNN's fused layer (mkldnn_rnn_layer), whose
+    node is MkldnnRnnLayerBackward0. The values are the step-by-step recurrence's (same formulas); the
+    node's edges go to the steps' outputs rather than to the layer's inputs and weights."""
+
+
+def _uses_mkldnn(mode, proj_size, x) -> bool:
+    """torch's use_mkldnn for LSTM on CPU (aten/src/ATen/native/RNN.cpp): float32, no projections
+    (packed input takes the other path, see rnn_packed.py)."""
+    return mode == "LSTM" and proj_size == 0 and x.dtype.itemsize == 4 and x.dtype.is_floating_point
 
 
 def _rnn_step(x, h, w_ih, w_hh, b_ih, b_hh, act):
@@ -146,7 +161,11 @@ class RNNBase(Module):
             x = outs[0] if dirs == 1 else cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        return (x.transpose(0, 1) if self.batch_first else x), finals
+        if not self.batch_first:
+            return x, finals
+        if self.mode == "LSTM":
+            return x.transpose(0, 1), finals     # torch's lstm: output.transpose(0, 1) (TransposeBackward0)
+        return x.transpose_(0, 1), finals        # torch's _rnn_impl: std::get<0>(result).transpose_(0, 1)
 
     def _direction(self, x, hx, idx, ws, reverse):
         step = self._step(ws)
@@ -158,6 +177,8 @@ class RNNBase(Module):
             outs.append(state[0] if isinstance(state, tuple) else state)
         if reverse:
             outs.reverse()
+        if _uses_mkldnn(self.mode, self.proj_size, x):
+            return MkldnnRnnLayerBackward0.apply(outs, 0, outs[0]._data.dtype), state
         return stack(outs, 0), state
 
     def _step(self, ws):
@@ -284,6 +305,9 @@ class LSTM(RNNBase):
         self._check_hidden(hx[0], self._expected_hidden(input, real_hidden), "Expected hidden[0] size {}, got {}")
         self._check_hidden(hx[1], self._expected_hidden(input, self.hidden_size),
                            "Expected hidden[1] size {}, got {}")
+        if self.proj_size > 0 and _uses_mkldnn("LSTM", 0, input):
+            warn_aten("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                      "aten/src/ATen/native/RNN.cpp:1512", once=True)
         out, finals = self._run(input, hx)
         h, c = stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0)
         if not batched:
