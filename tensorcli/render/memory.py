@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from . import console as make_console
+from . import console as make_console, safe
 from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
 
 
@@ -23,42 +23,42 @@ def _fmt_ratio(r):
 def render(report, console, *, title="memory") -> None:
     """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart."""
 
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title=safe.text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
                       ("saved for\nbackward", "right"), ("kept\nresults", "right"), ("peak\ntraced", "right"),
                       ("wall\ntime", "right")):
         t.add_column(col, justify=just, no_wrap=True)
     for m, r in report.modes.items():
-        t.add_row(m, str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
+        t.add_row(safe.text(m), str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
                   fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
     console.print(t)
     for m, r in report.modes.items():
         if r.saved_bytes:
-            console.print(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
-                          f"parameters, {fb(r.held_bytes)} held elsewhere")
+            console.print(safe.text(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
+                                    f"parameters, {fb(r.held_bytes)} held elsewhere"))
         if r.freed_nodes:
-            console.print(f"{m}: backward freed the saved tensors of {r.freed_nodes} node"
-                          f"{'s' if r.freed_nodes != 1 else ''}")
+            console.print(safe.text(f"{m}: backward freed the saved tensors of {r.freed_nodes} node"
+                                    f"{'s' if r.freed_nodes != 1 else ''}"))
     ratios = report.ratios
     if "grad" in report.modes and "no_grad" in report.modes:
-        console.print(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
-                      f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}")
+        console.print(safe.text(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
+                                f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}"))
     for m, r in report.modes.items():
         if r.note:
-            console.print(Text(f"{m}: {r.note}", style="yellow"))
+            console.print(safe.text(f"{m}: {r.note}", style="yellow"))
 
     g = report.modes.get("grad")
     if g is not None and g.per_layer and list(g.per_layer) != [NO_MODULE]:
         title = "saved for backward per layer (grad)"
         if g.backward:
             title += ": all freed by backward"
-        lt = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
+        lt = Table(title=safe.text(title), title_justify="left", box=box.SIMPLE_HEAD,
                    pad_edge=False)
         for col, just in (("layer", "left"), ("type", "left"), ("nodes", "right"), ("saved tensors", "right"),
                           ("saved bytes", "right")):
             lt.add_column(col, justify=just)
         for name, d in g.per_layer.items():
-            lt.add_row(name, d.get("type", ""), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
+            lt.add_row(safe.text(name), safe.text(d.get("type", "")), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
         console.print(lt)
 
     # bar chart: retained (graph + results + grads) and peak per mode
@@ -74,7 +74,7 @@ def render(report, console, *, title="memory") -> None:
                                 ("peak", r.peak_bytes, "blue")):
             n = int(round(width * v / top))
             bar = Text("█" * n + ("▏" if n == 0 and v else ""), style=style)
-            chart.add_row(f"{m} {label}", bar, fb(v))
+            chart.add_row(safe.text(f"{m} {label}"), bar, fb(v))
     console.print(Text("bytes per mode", style="bold"))
     console.print(chart)
 

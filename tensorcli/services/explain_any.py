@@ -62,8 +62,9 @@ def _dependencies(call, result, at, max_rows):
     if kind == "spread":   # an element equal to the mean has derivative 0: its slice from generic inputs
         ctx["correction"] = _correction(call)
         ctx["structure"] = _structure(call, at, max_rows)
-    if kind == "contraction" and any(kinds.needs_structure(r) for r in rows):
-        ctx["structure"] = _structure(call, at, max_rows)   # a zero hides a partner: pair on generic inputs
+    if kind == "contraction":   # a zero hides a partner: pair on generic inputs; list it with ×0
+        ctx["structure"] = _structure(call, at, max_rows)
+        deps.add_structural_zeros(rows, ctx["structure"])
     if kind == "contraction" and info.name == "einsum":
         ctx["contraction_note"] = _einsum_note(call)
     elif kind == "contraction" and info.name.startswith("conv"):
