@@ -23,7 +23,8 @@ def explain_lines(ex, max_rows=40) -> list[str]:
            "rule: (no formula registered; rows come from running the op)"]
     rows = ex.rows if not max_rows else ex.rows[:max_rows]
     if ex.columns:
-        out += table_lines([[r[1][1], "reads: " + r[1][2]] for r in rows], sep="  ")   # the rule names out[...]
+        out += table_lines([[r[1][1], r[1][2] if r[1][2].startswith("reads") else "reads: " + r[1][2]]
+                            for r in rows], sep="  ")   # the rule names out[...]
     else:
         out += table_lines([r[1] for r in rows], sep=" ")
     if not ex.total:
@@ -36,7 +37,7 @@ def explain_lines(ex, max_rows=40) -> list[str]:
 
 
 _LHS = re.compile(r"^((?:out|src|grad_\w+)(?:\[-?\d+\])*)")
-_READS = re.compile(r"\s(reads: .*)$")
+_READS = re.compile(r"\s(reads(?: \([^)]*\))?: .*)$")
 
 
 def _styled(line: str, role: str):

@@ -77,7 +77,15 @@ def _dependencies(call, result, at, max_rows):
                               limit=0, columns=True)
     for r in rows:
         r.rule = kinds.rule(kind, info, r, ctx)
-        ex.rows.append((r.as_json(), ["out" + kinds.cells(r.out), r.rule, kinds.reads(r, kind), kinds.g(r.value)]))
+        word = kinds.weight_word(r, kind, info.name)
+        row = r.as_json()
+        if word is not None:       # what the weights are: ∂out/∂in, summed ×1, picked
+            row["weights"] = word
+        if word == "picked: the winner":
+            row["from"][0]["winner"] = True
+        reads = kinds.reads(r, kind)
+        ex.rows.append((row, ["out" + kinds.cells(r.out), r.rule,
+                              f"reads ({word}): {reads}" if word else f"reads: {reads}", kinds.g(r.value)]))
     ex.total = 1 if at is not None else total
     note = _which_output(result, rows)
     if note:
@@ -244,8 +252,11 @@ def _arg_extreme(call, result, at, max_rows):
         srcs = [Source("input", list(c), float("nan"), float(data[c])) for c in cand]
         rule = (f"out{kinds.cells(o)} = arg{which}({kinds.joined((s.ref() for s in srcs), ', ')}) = {k}  ({why})")
         row = {"out": [int(i) for i in o], "rule": rule, "value": k,
-               "from": [{"input": "input", "index": s.index} for s in srcs]}
-        ex.rows.append((row, ["out" + kinds.cells(o), rule, kinds.joined((s.ref() for s in srcs), ", "), str(k)]))
+               "from": [dict({"input": "input", "index": s.index}, **({"winner": True} if tuple(c) == win else {}))
+                        for s, c in zip(srcs, cand)]}
+        reads = kinds.joined((s.ref() + (" (the winner)" if tuple(c) == win else "") for s, c in zip(srcs, cand)),
+                             ", ")
+        ex.rows.append((row, ["out" + kinds.cells(o), rule, f"reads: {reads}", str(k)]))
     return ex
 
 
