@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import safe
+from .fit import print_fitted
 from rich.tree import Tree
 
 
@@ -42,28 +43,26 @@ def render_grad(report: dict, console) -> None:
     for info in report["tensors"]:
         t.add_row(safe.text(info["name"]), _fmt_shape(info), _yes(info["is_leaf"]), _yes(info["requires_grad"]),
                   safe.text(info["grad_fn"] or "None"), _yes(info["retains_grad"]))
-    console.print(t)
+    print_fitted(console, t)
     for info in report["tensors"]:
         name = info["name"]
         if twice_ok:
             g1 = passes[0]["grads"].get(name)
             if g1 is not None:
-                console.print(safe.text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"),
-                              soft_wrap=True)
+                console.print(safe.text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"))
         line = f"{name}.grad: {info['grad_text'] or 'None'}"
         if info["note"] is not None:
             line += f"  ({info['note']})"
-        console.print(safe.text(line), soft_wrap=True)
+        console.print(safe.text(line))
     if len(passes) == 2:
         second = passes[1]
         if second["ok"]:
-            console.print(safe.text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"),
-                          soft_wrap=True)
+            console.print(safe.text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"))
         else:
             err = second["error"]
             console.print(safe.text(f"second backward ({second['of']}.backward()) raised "
-                               f"{err['type']}: {err['message']}"), soft_wrap=True)
-            console.print(safe.text(second["explanation"], style="bold"), soft_wrap=True)
+                               f"{err['type']}: {err['message']}"))
+            console.print(safe.text(second["explanation"], style="bold"))
 
 
 def _grad_after_first(report, name) -> str:
@@ -105,7 +104,7 @@ def render_graph(report: dict, console) -> None:
     graph = report["graph"]
     if graph is None:
         console.print(tree)
-        console.print(safe.text(report["note"]), soft_wrap=True)
+        console.print(safe.text(report["note"]))
         return
     shared = set()
     stack = [graph]
@@ -135,7 +134,7 @@ def render_graph(report: dict, console) -> None:
     console.print(safe.text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
                        f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
                        f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
-                       f"({format_bytes(report['saved_bytes'])}) saved for backward"), soft_wrap=True)
+                       f"({format_bytes(report['saved_bytes'])}) saved for backward"))
 
 
 def render_modes(report: dict, console) -> None:
@@ -149,13 +148,13 @@ def render_modes(report: dict, console) -> None:
             continue
         t.add_row(safe.text(r["label"]), _yes(r["requires_grad"]), safe.text(r["grad_fn"] or "None"),
                   _yes(r["is_inference"]), str(r["graph_nodes"]), format_bytes(r["saved_bytes"]))
-    console.print(t)
+    print_fitted(console, t)
     for r in report["modes"]:
         if not r["ok"]:
-            console.print(safe.text(f"{r['label']}: {r['error']}"), soft_wrap=True)
-    console.print(safe.text(report["summary"]), soft_wrap=True)
+            console.print(safe.text(f"{r['label']}: {r['error']}"))
+    console.print(safe.text(report["summary"]))
 
 
 def print_hook(console, name, text) -> None:
     """A hook's line as it fires: 'hook z: tensor([...])'."""
-    console.print(safe.text(f"hook {name}: {text}"), soft_wrap=True)
+    console.print(safe.text(f"hook {name}: {text}"))

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import console as make_console, safe
+from .fit import print_fitted
 from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
 
 
@@ -31,7 +32,7 @@ def render(report, console, *, title="memory") -> None:
     for m, r in report.modes.items():
         t.add_row(safe.text(m), str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
                   fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
-    console.print(t)
+    print_fitted(console, t)
     for m, r in report.modes.items():
         if r.saved_bytes:
             console.print(safe.text(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
@@ -59,12 +60,13 @@ def render(report, console, *, title="memory") -> None:
             lt.add_column(col, justify=just)
         for name, d in g.per_layer.items():
             lt.add_row(safe.text(name), safe.text(d.get("type", "")), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
-        console.print(lt)
+        print_fitted(console, lt)
 
     # bar chart: retained (graph + results + grads) and peak per mode
     top = max([max(r.peak_bytes, r.retained_bytes, r.saved_bytes + r.result_bytes)
                for r in report.modes.values()] + [1])
-    width = 40
+    label_w = max(len(f"{m} results") for m in report.modes) + 1
+    width = max(8, min(40, console.width - label_w - 12))   # the bar shrinks with the terminal
     chart = Table.grid(padding=(0, 1))
     chart.add_column()
     chart.add_column()

@@ -61,6 +61,11 @@ def wrap_line(line: str, width: int, indent: str = INDENT) -> list[str]:
     pieces (indent removed) with a space gives `line` back, up to the spaces at the breaks."""
     if width <= len(indent) + 10 or len(line) <= width:
         return [line]
+    head, sep, tail = line.partition("  ")      # a second column ("  reads ...", "  (note)"): its own line
+    if sep and head.strip() and tail.strip():
+        rest = tail.lstrip(" ")
+        return wrap_line(head, width, indent) + [
+            p if k else indent + p for k, p in enumerate(wrap_line(rest, width - len(indent), indent))]
     out, cur = [], ""
     lead = len(line) - len(line.lstrip(" "))
     words = line[lead:].split(" ")
