@@ -12,6 +12,11 @@ from .fit import print_fitted
 from rich.tree import Tree
 
 
+def _say(console, text) -> None:
+    """A message line: piped, one line however long (grep finds it); on a terminal, wrapped between words."""
+    console.print(text, soft_wrap=not console.is_terminal)
+
+
 def _yes(v) -> str:
     return "-" if v is None else ("yes" if v else "no")
 
@@ -49,20 +54,20 @@ def render_grad(report: dict, console) -> None:
         if twice_ok:
             g1 = passes[0]["grads"].get(name)
             if g1 is not None:
-                console.print(safe.text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"))
+                _say(console, safe.text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"))
         line = f"{name}.grad: {info['grad_text'] or 'None'}"
         if info["note"] is not None:
             line += f"  ({info['note']})"
-        console.print(safe.text(line))
+        _say(console, safe.text(line))
     if len(passes) == 2:
         second = passes[1]
         if second["ok"]:
-            console.print(safe.text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"))
+            _say(console, safe.text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"))
         else:
             err = second["error"]
-            console.print(safe.text(f"second backward ({second['of']}.backward()) raised "
+            _say(console, safe.text(f"second backward ({second['of']}.backward()) raised "
                                f"{err['type']}: {err['message']}"))
-            console.print(safe.text(second["explanation"], style="bold"))
+            _say(console, safe.text(second["explanation"], style="bold"))
 
 
 def _grad_after_first(report, name) -> str:
@@ -104,7 +109,7 @@ def render_graph(report: dict, console) -> None:
     graph = report["graph"]
     if graph is None:
         console.print(tree)
-        console.print(safe.text(report["note"]))
+        _say(console, safe.text(report["note"]))
         return
     shared = set()
     stack = [graph]
@@ -131,7 +136,7 @@ def render_graph(report: dict, console) -> None:
         for child in reversed(children):
             work.append((branch, child, depth + 1))
     console.print(tree)
-    console.print(safe.text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
+    _say(console, safe.text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
                        f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
                        f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
                        f"({format_bytes(report['saved_bytes'])}) saved for backward"))
@@ -151,10 +156,10 @@ def render_modes(report: dict, console) -> None:
     print_fitted(console, t)
     for r in report["modes"]:
         if not r["ok"]:
-            console.print(safe.text(f"{r['label']}: {r['error']}"))
-    console.print(safe.text(report["summary"]))
+            _say(console, safe.text(f"{r['label']}: {r['error']}"))
+    _say(console, safe.text(report["summary"]))
 
 
 def print_hook(console, name, text) -> None:
     """A hook's line as it fires: 'hook z: tensor([...])'."""
-    console.print(safe.text(f"hook {name}: {text}"))
+    _say(console, safe.text(f"hook {name}: {text}"))

@@ -100,12 +100,15 @@ def print_explanation(ex, *, max_rows=40, no_color=False, file=None):
 
 
 def backward_lines(bw, max_rows=40) -> list[str]:
-    ops = ", ".join(bw["grad_ops"]) or "(no node: a leaf copy)"
+    ops = ", ".join(bw["grad_ops"])
     if bw["grad_fn"] is None:
         head = "backward: the result is the input itself (no grad_fn): the gradient passes through unchanged"
+    elif not ops:
+        head = (f"backward: torch records grad_fn={bw['grad_fn']}; the gradient records no node under "
+                "create_graph=True (it is grad_out itself, or a constant)")
     else:
         head = (f"backward: torch records grad_fn={bw['grad_fn']}; the gradient is computed by {ops} "
-                f"({', '.join(bw['grad_computed_by'])})")
+                f"({', '.join(bw['grad_computed_by'])} under create_graph=True)")
     out = [head]
     rows = bw["rows"] if not max_rows else bw["rows"][:max_rows]
     out += table_lines([[line[1]] for _, line in rows])

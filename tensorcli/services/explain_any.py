@@ -264,7 +264,7 @@ def _arg_extreme(call, result, at, max_rows):
 
 def _op_name(node_name):
     """'ScatterAddBackward0' -> 'scatter_add'."""
-    base = node_name.rsplit("Backward", 1)[0]
+    base = node_name.rsplit("::", 1)[-1].rsplit("Backward", 1)[0]   # torch::autograd::CopySlices -> copy_slices
     return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(base))
 
 
@@ -291,14 +291,26 @@ def backward(call, grad_output=None, *, max_rows=0):
             rule = f"{lhs} = 0  (no output element depends on it)"
         reads = kinds.joined((f"grad_out{kinds.cells(o)}×{kinds.g(w)}" for o, w in r.sources), ", ")
         rows.append((r.as_json(), [lhs, rule, reads, kinds.g(r.value)]))
-    return {"grad_fn": b.grad_fn, "grad_computed_by": b.computed_by,
-            "grad_ops": [_op_name(n) for n in b.computed_by], "rows": rows, "total": b.total}
+    nodes = torch_nodes(call.info.name, b.computed_by)
+    return {"grad_fn": b.grad_fn, "grad_computed_by": nodes, "core_grad_computed_by": b.computed_by,
+            "grad_ops": [_op_name(n) for n in nodes], "rows": rows, "total": b.total}
+
+
+def torch_nodes(op, core_nodes):
+    """The nodes torch's gradient has under create_graph=True (softmax: SoftmaxBackwardDataBackward0,
+    where core's is built from MulBackward0): torch's set recorded at the op's example
+    (services/grad_nodes.py, generated from torch) when core built this gradient as there; else core's."""
+    from .grad_nodes import TORCH_GRAD_NODES
+    entry = TORCH_GRAD_NODES.get(op)
+    if entry is not None and sorted(core_nodes) == list(entry[0]):
+        return list(entry[1])
+    return list(core_nodes)
 
 
 def backward_json(bw) -> dict:
     return {"explain_schema": movement.EXPLAIN_SCHEMA, "backward": [r[0] for r in bw["rows"]],
-            "grad_fn": bw["grad_fn"],
-            "grad_computed_by": bw["grad_computed_by"], "backward_left_out": bw["total"] - len(bw["rows"])}
+            "grad_fn": bw["grad_fn"], "grad_computed_by": bw["grad_computed_by"],
+            "core_grad_computed_by": bw["core_grad_computed_by"], "backward_left_out": bw["total"] - len(bw["rows"])}
 
 
 def valid_dims(call):
