@@ -223,3 +223,11 @@ def test_safe_helpers():
         pieces = safe.wrap_line(line, width)
         assert all(len(p) <= width for p in pieces)
         assert " ".join(p.strip() for p in pieces).split() == line.split()
+
+
+def test_error_messages_show_control_characters_escaped():
+    from conftest import cli_app_with
+    from typer.testing import CliRunner
+    r = CliRunner().invoke(cli_app_with(("ops", "show")), ["show", "/tmp/no\x1b[2Kfile.npy"], env={"NO_COLOR": "1"})
+    assert r.exit_code == 2
+    assert "\x1b" not in r.stderr and "no\\x1b[2Kfile.npy" in r.stderr

@@ -13,29 +13,15 @@ Plain text (no Rich) goes through `clean` too, so piped output and a terminal sh
 """
 from __future__ import annotations
 
-import re
+from ..services.text import printable
 
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_CONTROL_KEEP_TAB = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_NAMED = {"\t": "\\t", "\r": "\\r", "\n": "\\n"}
 INDENT = "    "   # continuation lines of a wrapped line
-
-
-def _show(m) -> str:
-    c = m.group(0)
-    if c in _NAMED:
-        return _NAMED[c]
-    o = ord(c)
-    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
 
 
 def clean(s, *, lines: bool = False) -> str:
     """`s` as text with every control character shown as an escape (`\\x1b`, `\\r`, `\\t`); with
-    `lines`, newlines (and tabs) are kept: the text is several lines."""
-    s = str(s)
-    if lines:
-        return _CONTROL_KEEP_TAB.sub(_show, s)
-    return _CONTROL.sub(_show, s.replace("\n", "\\n"))
+    `lines`, newlines (and tabs) are kept: the text is several lines (services/text.printable)."""
+    return printable(s, lines=lines)
 
 
 def text(s, style=None, *, lines: bool = False, highlight: bool = False):
