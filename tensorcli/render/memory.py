@@ -15,6 +15,12 @@ from .fit import print_fitted
 from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
 
 
+COLUMNS = ("graph nodes: autograd nodes the run recorded; saved tensors / saved for backward: the distinct "
+           "tensors (by storage) the graph keeps for backward, and their bytes; kept results: bytes of the "
+           "outputs still referenced; peak traced: the highest memory tracemalloc saw allocated during the "
+           "run (NumPy buffers and Python objects); wall time: the whole run, measured once.")
+
+
 def _fmt_ratio(r):
     if r is None:
         return "n/a"
@@ -33,6 +39,7 @@ def render(report, console, *, title="memory") -> None:
         t.add_row(safe.text(m), str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
                   fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
     print_fitted(console, t)
+    console.print(safe.text(COLUMNS, style="dim"))
     for m, r in report.modes.items():
         if r.saved_bytes:
             console.print(safe.text(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
