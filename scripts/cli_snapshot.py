@@ -175,6 +175,7 @@ def screens(update: bool) -> int:
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     sys.path.insert(0, ROOT)
     os.environ.setdefault("_TYPER_FORCE_DISABLE_TERMINAL", "1")   # as the tests run (terminal() unsets it)
+    import conftest  # noqa: F401 - converts the app to a click command once, as in the tests
     import terminal
     os.makedirs(terminal.SNAPSHOTS, exist_ok=True)
     bad = 0

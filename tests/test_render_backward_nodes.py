@@ -9,8 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from conftest import cli_app_with
-from terminal import argv
+from terminal import app, argv
 
 X = "[[1.0,2],[3,1]]"
 CASES = [   # (command, torch function of the data operands, data operands)
@@ -42,18 +41,18 @@ def torch_nodes(torch, fn, operands):
 
 @pytest.mark.parametrize("command, fn, operands", CASES, ids=[c[0].split()[0] for c in CASES])
 def test_backward_names_torchs_gradient_node(torch, command, fn, operands):
-    r = CliRunner().invoke(cli_app_with(("ops",)), argv(command) + ["--backward", "--json"], env={"NO_COLOR": "1"})
+    r = CliRunner().invoke(app(), argv(command) + ["--backward", "--json"], env={"NO_COLOR": "1"})
     assert r.exit_code == 0, r.stderr
     got = json.loads(r.stdout)
     assert sorted(got["grad_computed_by"]) == torch_nodes(torch, fn, operands), got
-    text = CliRunner().invoke(cli_app_with(("ops",)), argv(command) + ["--backward"], env={"NO_COLOR": "1"}).stdout
+    text = CliRunner().invoke(app(), argv(command) + ["--backward"], env={"NO_COLOR": "1"}).stdout
     head = next(line for line in text.splitlines() if line.startswith("backward:"))
     for node in got["grad_computed_by"]:
         assert node in head, head
 
 
 def test_softmax_is_not_mul():
-    r = CliRunner().invoke(cli_app_with(("ops",)), argv(f"softmax '{X}' --dim 1 --backward --json"),
+    r = CliRunner().invoke(app(), argv(f"softmax '{X}' --dim 1 --backward --json"),
                            env={"NO_COLOR": "1"})
     got = json.loads(r.stdout)
     assert got["grad_computed_by"] == ["SoftmaxBackwardDataBackward0"]

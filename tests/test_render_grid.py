@@ -10,8 +10,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from conftest import cli_app_with
-from terminal import argv, strip
+from terminal import app, argv, strip
 
 MATMUL = "matmul '[[1.0,2]]' --other '[[0.0],[1]]'"
 CONV2D = "conv2d '[[[[1.0,2,3],[4,5,6],[7,8,9]]]]' --weight '[[[[1.0,0],[0,-1]]]]' --padding 1"
@@ -22,7 +21,7 @@ GATHER = "gather '[[1,2,3],[4,5,6]]' --dim 1 --index '[[0,0],[2,1]]'"
 def run(command, *extra, color=False):
     env = ({"FORCE_COLOR": "1", "COLUMNS": "120", "NO_COLOR": None, "_TYPER_FORCE_DISABLE_TERMINAL": None}
            if color else {"NO_COLOR": "1"})
-    r = CliRunner().invoke(cli_app_with(("ops",)), argv(command) + list(extra), env=env)
+    r = CliRunner().invoke(app(), argv(command) + list(extra), env=env)
     assert r.exit_code == 0, r.stderr
     return r.stdout
 
