@@ -4,6 +4,13 @@
     python scripts/cli_snapshot.py record /tmp/cli_before.json
     python scripts/cli_snapshot.py compare /tmp/cli_before.json [--ignore-help]
 
+    python scripts/cli_snapshot.py --update      # rewrite tests/snapshots/ (screens users see)
+    python scripts/cli_snapshot.py --check       # list the screens that differ from tests/snapshots/
+
+`--update` / `--check`: about 30 representative screens (tests/terminal.py SCREENS), each as an
+80-column colour terminal shows it with the styles stripped, kept as tests/snapshots/<subject>.txt
+so that a change to what users see shows up in review (tests/test_terminal_snapshots.py compares).
+
 `record` collects commands from README.md, docs/*.md, examples/README.md and the `Examples:` of
 every command's `--help`, one small run (and a `--json` run) of every op command (its registry /
 fallback example), and `--help` of the app and of each command. Each runs in a fresh scratch
@@ -163,7 +170,45 @@ def collect() -> list[str]:
     return out
 
 
+def screens(update: bool) -> int:
+    """Write (update) or compare tests/snapshots/<subject>.txt with the screens of tests/terminal.py."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    sys.path.insert(0, ROOT)
+    os.environ.setdefault("_TYPER_FORCE_DISABLE_TERMINAL", "1")   # as the tests run (terminal() unsets it)
+    import conftest  # noqa: F401 - converts the app to a click command once, as in the tests
+    import terminal
+    os.makedirs(terminal.SNAPSHOTS, exist_ok=True)
+    bad = 0
+    for name in terminal.SCREENS:
+        text, path = terminal.screen(name), terminal.snapshot_path(name)
+        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if old == text:
+            continue
+        bad += 1
+        if update:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            print(f"wrote {os.path.relpath(path, ROOT)}")
+        else:
+            print(f"DIFF {name}")
+            print("\n".join(difflib.unified_diff((old or "").splitlines(), text.splitlines(), "snapshot", "now",
+                                                 lineterm="", n=1)))
+    known = {f"{n}.txt" for n in terminal.SCREENS}
+    for f in sorted(os.listdir(terminal.SNAPSHOTS)):
+        if f.endswith(".txt") and f not in known:
+            if update:
+                os.remove(os.path.join(terminal.SNAPSHOTS, f))
+                print(f"removed tests/snapshots/{f} (no longer a screen)")
+            else:
+                bad += 1
+                print(f"STALE tests/snapshots/{f}")
+    print(f"{len(terminal.SCREENS)} screens, {bad} {'updated' if update else 'differ'}")
+    return 0 if update or not bad else 1
+
+
 def main() -> int:
+    if len(sys.argv) == 2 and sys.argv[1] in ("--update", "--check"):
+        return screens(sys.argv[1] == "--update")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=("record", "compare"))
     ap.add_argument("path")

@@ -53,7 +53,8 @@ class CliError(Exception):
 
 def one_line(text: str, limit: int = 400) -> str:
     """Collapse whitespace and newlines so a message is a single line of bounded length."""
-    s = " ".join(str(text).split())
+    from .services.text import printable   # ESC, CR... shown escaped: a message cannot repaint the line
+    s = printable(" ".join(str(text).split()))
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 

@@ -37,15 +37,18 @@ def console(no_color: bool = False, *, stderr: bool = False):
 
 
 def _emit(text: str, *, color: bool, file, style_lines=None):
+    """Plain lines piped; on a terminal the same lines, line k styled `style_lines[k]`, the others
+    highlighted as Rich highlights reprs. Control characters shown escaped both ways (render/safe.py)."""
+    from . import safe
+    text = safe.clean(text, lines=True)
     if not color:
         file.write(text if text.endswith("\n") else text + "\n")
         return
     from rich.console import Console
-    from rich.text import Text
-    c = Console(file=file, force_terminal=True, highlight=True, soft_wrap=True)
+    c = Console(file=file, force_terminal=True, highlight=False, soft_wrap=True)
     for i, line in enumerate(text.rstrip("\n").split("\n")):
         style = (style_lines or {}).get(i)
-        c.print(Text(line, style=style) if style else line, markup=False, highlight=style is None)
+        c.print(safe.text(line, style, lines=True, highlight=style is None))
 
 
 def result_text(result, title: str) -> str:

@@ -6,7 +6,15 @@ from core import dtypes
 from core.memory import format_bytes
 from rich.table import Table
 from rich.text import Text
+
+from . import safe
+from .fit import print_fitted
 from rich.tree import Tree
+
+
+def _say(console, text) -> None:
+    """A message line: piped, one line however long (grep finds it); on a terminal, wrapped between words."""
+    console.print(text, soft_wrap=not console.is_terminal)
 
 
 def _yes(v) -> str:
@@ -18,7 +26,7 @@ def _fmt_shape(info) -> str:
 
 
 def _table(title=None):
-    return Table(title=Text(title) if title is not None else None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
+    return Table(title=safe.text(title) if title is not None else None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
                  header_style="bold underline")
 
 
@@ -38,30 +46,28 @@ def render_grad(report: dict, console) -> None:
     for col in ("name", "tensor", "is_leaf", "requires_grad", "grad_fn", "retains_grad"):
         t.add_column(col, no_wrap=col in ("name", "tensor", "grad_fn"))
     for info in report["tensors"]:
-        t.add_row(Text(info["name"]), _fmt_shape(info), _yes(info["is_leaf"]), _yes(info["requires_grad"]),
-                  Text(info["grad_fn"] or "None"), _yes(info["retains_grad"]))
-    console.print(t)
+        t.add_row(safe.text(info["name"]), _fmt_shape(info), _yes(info["is_leaf"]), _yes(info["requires_grad"]),
+                  safe.text(info["grad_fn"] or "None"), _yes(info["retains_grad"]))
+    print_fitted(console, t)
     for info in report["tensors"]:
         name = info["name"]
         if twice_ok:
             g1 = passes[0]["grads"].get(name)
             if g1 is not None:
-                console.print(Text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"),
-                              soft_wrap=True)
+                _say(console, safe.text(f"{name}.grad after pass 1: {_grad_after_first(report, name)}"))
         line = f"{name}.grad: {info['grad_text'] or 'None'}"
         if info["note"] is not None:
             line += f"  ({info['note']})"
-        console.print(Text(line), soft_wrap=True)
+        _say(console, safe.text(line))
     if len(passes) == 2:
         second = passes[1]
         if second["ok"]:
-            console.print(Text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"),
-                          soft_wrap=True)
+            _say(console, safe.text(f"second backward ({second['of']}.backward()): ok; {second['explanation']}"))
         else:
             err = second["error"]
-            console.print(Text(f"second backward ({second['of']}.backward()) raised "
-                               f"{err['type']}: {err['message']}"), soft_wrap=True)
-            console.print(Text(second["explanation"], style="bold"), soft_wrap=True)
+            _say(console, safe.text(f"second backward ({second['of']}.backward()) raised "
+                               f"{err['type']}: {err['message']}"))
+            _say(console, safe.text(second["explanation"], style="bold"))
 
 
 def _grad_after_first(report, name) -> str:
@@ -74,14 +80,14 @@ def _node_label(d, shared) -> "object":
     name = d["name"]
     tag = f" #{d['id']}" if d.get("id") in shared else ""
     if d.get("ref"):
-        return Text(f"{name}{tag} (shown above)", style="dim")
+        return safe.text(f"{name}{tag} (shown above)", style="dim")
     if name == "AccumulateGrad":
         var = d.get("variable") or "an unnamed leaf"
-        return Text.assemble((f"AccumulateGrad{tag}", "green"),
-                             f" -> {var} ({d['dtype'].removeprefix('torch.')} {d['shape']})")
-    label = Text(f"{name}{tag}", style="bold")
+        return Text.assemble((safe.clean(f"AccumulateGrad{tag}"), "green"),
+                             safe.clean(f" -> {var} ({d['dtype'].removeprefix('torch.')} {d['shape']})"))
+    label = safe.text(f"{name}{tag}", style="bold")
     if d.get("custom"):
-        label.append(f"  custom Function, needs_input_grad={tuple(d['needs_input_grad'])}")
+        label.append(safe.clean(f"  custom Function, needs_input_grad={tuple(d['needs_input_grad'])}"))
     if d.get("freed"):
         label.append("  saved tensors freed by backward", style="dim")
     elif d.get("saved"):
@@ -89,7 +95,7 @@ def _node_label(d, shared) -> "object":
         for s in d["saved"]:
             who = s["name"] or ("its output" if s["is_output"] else "unnamed")
             parts.append(f"{who} {s['dtype'].removeprefix('torch.')} {s['shape']} {s['bytes']} B")
-        label.append("  saved: " + "; ".join(parts), style="cyan")
+        label.append(safe.clean("  saved: " + "; ".join(parts)), style="cyan")
     else:
         label.append("  saves nothing", style="dim")
     return label
@@ -97,13 +103,13 @@ def _node_label(d, shared) -> "object":
 
 def render_graph(report: dict, console) -> None:
     info = report["result"]
-    root_label = Text(f"{info['name']}: {_fmt_shape(info)}, requires_grad={info['requires_grad']}, "
+    root_label = safe.text(f"{info['name']}: {_fmt_shape(info)}, requires_grad={info['requires_grad']}, "
                       f"grad_fn={info['grad_fn']}")
     tree = Tree(root_label)
     graph = report["graph"]
     if graph is None:
         console.print(tree)
-        console.print(Text(report["note"]), soft_wrap=True)
+        _say(console, safe.text(report["note"]))
         return
     shared = set()
     stack = [graph]
@@ -120,20 +126,20 @@ def render_graph(report: dict, console) -> None:
     while work:
         parent, d, depth = work.pop()
         if d is None:
-            parent.add(Text("None (input that needs no grad)", style="dim"))
+            parent.add(safe.text("None (input that needs no grad)", style="dim"))
             continue
         branch = parent.add(_node_label(d, shared))
         children = d.get("next") or ()
         if d.get("truncated") or (children and depth + 1 >= limit):
-            branch.add(Text("... deeper nodes not shown (see --json, --max-depth)", style="dim"))
+            branch.add(safe.text("... deeper nodes not shown (see --json, --max-depth)", style="dim"))
             continue
         for child in reversed(children):
             work.append((branch, child, depth + 1))
     console.print(tree)
-    console.print(Text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
+    _say(console, safe.text(f"{report['graph_nodes']} node{'s' if report['graph_nodes'] != 1 else ''}, "
                        f"{report['leaves']} lea{'ves' if report['leaves'] != 1 else 'f'} (AccumulateGrad); "
                        f"{report['saved_tensors']} distinct tensor{'s' if report['saved_tensors'] != 1 else ''} "
-                       f"({format_bytes(report['saved_bytes'])}) saved for backward"), soft_wrap=True)
+                       f"({format_bytes(report['saved_bytes'])}) saved for backward"))
 
 
 def render_modes(report: dict, console) -> None:
@@ -143,17 +149,17 @@ def render_modes(report: dict, console) -> None:
         t.add_column(col, justify=just, no_wrap=True)
     for r in report["modes"]:
         if not r["ok"]:
-            t.add_row(Text(r["label"]), "-", Text("error (below)"), "-", "-", "-")
+            t.add_row(safe.text(r["label"]), "-", safe.text("error (below)"), "-", "-", "-")
             continue
-        t.add_row(Text(r["label"]), _yes(r["requires_grad"]), Text(r["grad_fn"] or "None"),
+        t.add_row(safe.text(r["label"]), _yes(r["requires_grad"]), safe.text(r["grad_fn"] or "None"),
                   _yes(r["is_inference"]), str(r["graph_nodes"]), format_bytes(r["saved_bytes"]))
-    console.print(t)
+    print_fitted(console, t)
     for r in report["modes"]:
         if not r["ok"]:
-            console.print(Text(f"{r['label']}: {r['error']}"), soft_wrap=True)
-    console.print(Text(report["summary"]), soft_wrap=True)
+            _say(console, safe.text(f"{r['label']}: {r['error']}"))
+    _say(console, safe.text(report["summary"]))
 
 
 def print_hook(console, name, text) -> None:
     """A hook's line as it fires: 'hook z: tensor([...])'."""
-    console.print(Text(f"hook {name}: {text}"), soft_wrap=True)
+    _say(console, safe.text(f"hook {name}: {text}"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..services.checks import CaseResult, Report
+from . import safe
 
 _STYLE = {"passed": ("PASS", "green"), "failed": ("FAIL", "bold red"), "error": ("ERROR", "bold red"),
           "skipped": ("SKIP", "yellow")}
@@ -17,14 +18,14 @@ def render_line(r: CaseResult):
     word, style = _STYLE[r.status]
     line = Text()
     line.append(f"{word:<5} ", style=style)
-    line.append(f"{r.file}::", style="dim")
-    line.append(r.name)
+    line.append(safe.clean(f"{r.file}::"), style="dim")
+    line.append(safe.clean(r.name))
     line.append(f"  {_fmt_dur(r.duration)}", style="dim")
     if r.torch is not None:
         ts = r.torch["status"]
-        line.append(f"  torch: {ts}", style={"agree": "green", "disagree": "bold red"}.get(ts, "yellow"))
+        line.append(safe.clean(f"  torch: {ts}"), style={"agree": "green", "disagree": "bold red"}.get(ts, "yellow"))
     if r.status == "skipped" and r.message:
-        line.append(f"  ({r.message})", style="yellow")
+        line.append(safe.clean(f"  ({r.message})"), style="yellow")
     return line
 
 
@@ -37,9 +38,9 @@ def render(report: Report, console, *, lines=True) -> None:
     for r in bad:
         word, style = _STYLE[r.status]
         console.print()
-        console.print(Text(f"── {word} {r.file}::{r.name}", style=style), soft_wrap=True)
+        console.print(safe.text(f"── {word} {r.file}::{r.name}", style=style), soft_wrap=True)
         for d in r.details:
-            console.print(Text(f"   {d}"), soft_wrap=True)
+            console.print(safe.text(f"   {d}", lines=True), soft_wrap=True)
     s = report.summary()
     parts = [f"{s['passed']} passed"]
     for key, label in (("failed", "failed"), ("errors", "errors"), ("skipped", "skipped"),

@@ -1,10 +1,15 @@
 """--grid / --svg: the input(s) and the output as 2-D grids of cells (3-D and up: a row of 2-D
-slices), each output cell with a label (A, B, ...) and a colour, each input cell coloured like the
-output cell(s) that read it and listing their labels; cells never read are dimmed ('·'), cells read
-by several output cells are marked '*'. Without colour the labels keep it readable."""
+slices), each output cell with a label (A, B, ...) and a colour, each input cell listing the labels
+of ALL the output cells that read it, each label in its reader's colour. A cell is read when the op
+reads it, whatever its weight: a read with weight 0 (a matmul partner that is 0, a conv tap of 0)
+is shown `A×0`, never as unread. Cells never read are dimmed ('·'). Without colour the labels keep
+it readable. The SVG is self-contained (no web fonts), as wide as the picture, and titled with the
+command, its arguments and the rule.
+"""
 from __future__ import annotations
 
 import io
+import re
 import string
 import sys
 
@@ -16,7 +21,7 @@ from rich.text import Text
 
 from core import Tensor
 
-from . import use_color
+from . import safe, use_color
 from ..services.dependencies import label
 from ..services.explain_kinds import g
 
@@ -31,18 +36,20 @@ def _label(k):
 
 
 def readers(ex):
-    """{(operand, coords): [output flat number]} and the output cells, from the explain rows."""
+    """({(operand, coords): [(output number, weight or None)]}, the output cells), from the explain rows
+    (a movement row's `from` is {operand: coords}: picked, no weight; a dependency row's is a list of
+    {"input", "index", "weight"}, zero weights included)."""
     reads, outs = {}, []
     for k, (row, _) in enumerate(ex.rows):
         out = tuple(row.get("out") or [])
         outs.append(out)
         src = row.get("from")
         if isinstance(src, dict):            # movement rows: {"input": [coords]}
-            items = [(name, tuple(c)) for name, c in src.items() if isinstance(c, list)]
+            items = [(name, tuple(c), None) for name, c in src.items() if isinstance(c, list)]
         else:
-            items = [(s["input"], tuple(s["index"])) for s in (src or [])]
-        for item in items:
-            reads.setdefault(item, []).append(k)
+            items = [(s["input"], tuple(s["index"]), s.get("weight")) for s in (src or [])]
+        for name, coords, w in items:
+            reads.setdefault((name, coords), []).append((k, w))
     return reads, outs
 
 
@@ -68,7 +75,7 @@ def _grid(name, arr, cell_text, color):
     tables = []
     for k, (suffix, sl) in enumerate(_slices(a)):
         lead = list(np.ndindex(*a.shape[:-2]))[k] if a.ndim > 2 else ()
-        t = Table(title=f"{name}{suffix}", show_header=False, show_lines=True, padding=(0, 1))
+        t = Table(title=safe.text(f"{name}{suffix}"), show_header=False, show_lines=True, padding=(0, 1))
         for _ in range(sl.shape[1]):
             t.add_column(justify="center")
         for r in range(sl.shape[0]):
@@ -105,13 +112,16 @@ def picture(call, result, ex, color=True):
                 ks = reads.get((lab, tuple(coords)), [])
                 if not ks:
                     return Text(f"{g(float(val))} ·", style="dim")
-                mark = "*" if len(ks) > 1 else ""
-                names = ",".join(_label(k) for k in ks[:3]) + ("…" if len(ks) > 3 else "")
-                return Text(f"{g(float(val))} {names}{mark}", style=style(ks[0]))
+                cell = Text(f"{g(float(val))} ", style=style(ks[0][0]) if len(ks) == 1 else "")
+                for i, (k, w) in enumerate(ks):
+                    if i:
+                        cell.append(",")
+                    cell.append(_label(k) + ("×0" if w == 0 else ""), style=style(k))
+                return cell
             parts += _grid(lab, np.asarray(t._data), in_cell, color)
     parts += _grid("out", res, out_cell, color)
-    legend = Text("each input cell lists the output cells (A, B, ...) that read it; '·' never read; "
-                  "'*' read by several", style="dim")
+    legend = Text("each input cell lists every output cell (A, B, ...) that reads it, in that cell's colour; "
+                  "A×0: read with weight 0; '·' never read", style="dim")
     return Columns(parts, padding=(0, 3)), legend
 
 
@@ -123,19 +133,61 @@ def _output(result, ex):
     return np.asarray(result._data) if isinstance(result, Tensor) else np.asarray(result)
 
 
+def svg_title(call, ex) -> tuple[str, str]:
+    """(the command with its non-tensor arguments, 'rule: ...') for the SVG's title."""
+    from ..spec import command_name
+    args = " ".join(f"--{k.replace('_', '-')} {','.join(map(str, v)) if isinstance(v, list) else v}"
+                    for k, v in call.scalars().items() if v is not None)
+    cmd = f"tensorcli {command_name(call.info.name)}" + (f" {args}" if args else "")
+    return cmd, f"rule: {ex.rule}" if ex.rule else ""
+
+
+def _svg_format() -> str:
+    """Rich's SVG template without its web fonts (@font-face urls): local monospace fonts only, so
+    the file shows the same offline; a <title> for viewers and screen readers."""
+    from rich._export_format import CONSOLE_SVG_FORMAT
+    fmt = re.sub(r"\s*@font-face \{\{.*?\}\}", "", CONSOLE_SVG_FORMAT, flags=re.S)
+    fmt = fmt.replace("font-family: Fira Code, monospace;",
+                      'font-family: "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace;')
+    fmt = fmt.replace("font-family: arial;", "font-family: sans-serif;")
+    return fmt.replace('xmlns="http://www.w3.org/2000/svg">',
+                       'xmlns="http://www.w3.org/2000/svg">\n    <title>{svg_title}</title>', 1)
+
+
+def svg_text(call, result, ex) -> str:
+    """The picture as a self-contained SVG: heading (command, rule), grids, legend; as wide as they are."""
+    from xml.sax.saxutils import escape as xml_escape
+    grids, legend = picture(call, result, ex, color=True)
+    cmd, rule = svg_title(call, ex)
+    heading = [safe.text(cmd, "bold")] + ([safe.text(rule, "bold cyan")] if rule else [])
+
+    def draw(width):
+        rec = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+        for h in heading:
+            rec.print(h)
+        rec.print(grids)
+        rec.print(legend)
+        return rec
+    wide = draw(400).export_text(styles=False)
+    content = max([len(line.rstrip()) for line in wide.splitlines()
+                   if not line.startswith("each input cell")] + [len(cmd), len(rule), 40])
+    rec = draw(min(content, 400))
+    title = " ".join(filter(None, (cmd, rule)))
+    return rec.export_svg(title=safe.clean(cmd), code_format=_svg_format().replace(
+        "{svg_title}", xml_escape(safe.clean(title)).replace("{", "{{").replace("}", "}}")))
+
+
 def print_grid(call, result, ex, *, no_color=False, file=None, svg=None):
-    """Print the picture (Rich); with `svg`, also write it as SVG (Rich's export)."""
+    """Print the picture (Rich); with `svg`, also write it as a self-contained SVG file."""
     file = sys.stdout if file is None else file
     if _output(result, ex).size > MAX_CELLS:
         file.write(f"--grid draws at most {MAX_CELLS} output cells\n")
         return
     color = use_color(no_color, file)
-    grids, legend = picture(call, result, ex, color=color or svg is not None)
+    grids, legend = picture(call, result, ex, color=color)
     c = Console(file=file, force_terminal=color or None, no_color=not color, width=None if color else 120)
     c.print(grids)
     c.print(legend)
     if svg is not None:
-        rec = Console(record=True, width=120, file=io.StringIO(), force_terminal=True)
-        rec.print(grids)
-        rec.print(legend)
-        rec.save_svg(svg, title=f"tensorcli {call.info.name}")
+        with open(svg, "w", encoding="utf-8") as fh:
+            fh.write(svg_text(call, result, ex))

@@ -10,8 +10,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from . import console as make_console
+from . import console as make_console, safe
+from .fit import print_fitted
 from ..services.memory import NO_MODULE, PROGRESS_MIN_BATCHES
+
+
+COLUMNS = ("graph nodes: autograd nodes the run recorded; saved tensors / saved for backward: the distinct "
+           "tensors (by storage) the graph keeps for backward, and their bytes; kept results: bytes of the "
+           "outputs still referenced; peak traced: the highest memory tracemalloc saw allocated during the "
+           "run (NumPy buffers and Python objects); wall time: the whole run, measured once.")
 
 
 def _fmt_ratio(r):
@@ -23,48 +30,50 @@ def _fmt_ratio(r):
 def render(report, console, *, title="memory") -> None:
     """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart."""
 
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title=safe.text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
                       ("saved for\nbackward", "right"), ("kept\nresults", "right"), ("peak\ntraced", "right"),
                       ("wall\ntime", "right")):
         t.add_column(col, justify=just, no_wrap=True)
     for m, r in report.modes.items():
-        t.add_row(m, str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
+        t.add_row(safe.text(m), str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
                   fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
-    console.print(t)
+    print_fitted(console, t)
+    console.print(safe.text(COLUMNS, style="dim"))
     for m, r in report.modes.items():
         if r.saved_bytes:
-            console.print(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
-                          f"parameters, {fb(r.held_bytes)} held elsewhere")
+            console.print(safe.text(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
+                                    f"parameters, {fb(r.held_bytes)} held elsewhere"))
         if r.freed_nodes:
-            console.print(f"{m}: backward freed the saved tensors of {r.freed_nodes} node"
-                          f"{'s' if r.freed_nodes != 1 else ''}")
+            console.print(safe.text(f"{m}: backward freed the saved tensors of {r.freed_nodes} node"
+                                    f"{'s' if r.freed_nodes != 1 else ''}"))
     ratios = report.ratios
     if "grad" in report.modes and "no_grad" in report.modes:
-        console.print(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
-                      f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}")
+        console.print(safe.text(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
+                                f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}"))
     for m, r in report.modes.items():
         if r.note:
-            console.print(Text(f"{m}: {r.note}", style="yellow"))
+            console.print(safe.text(f"{m}: {r.note}", style="yellow"))
 
     g = report.modes.get("grad")
     if g is not None and g.per_layer and list(g.per_layer) != [NO_MODULE]:
         title = "saved for backward per layer (grad)"
         if g.backward:
             title += ": all freed by backward"
-        lt = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
+        lt = Table(title=safe.text(title), title_justify="left", box=box.SIMPLE_HEAD,
                    pad_edge=False)
         for col, just in (("layer", "left"), ("type", "left"), ("nodes", "right"), ("saved tensors", "right"),
                           ("saved bytes", "right")):
             lt.add_column(col, justify=just)
         for name, d in g.per_layer.items():
-            lt.add_row(name, d.get("type", ""), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
-        console.print(lt)
+            lt.add_row(safe.text(name), safe.text(d.get("type", "")), str(d["nodes"]), str(d["saved_tensors"]), fb(d["saved_bytes"]))
+        print_fitted(console, lt)
 
     # bar chart: retained (graph + results + grads) and peak per mode
     top = max([max(r.peak_bytes, r.retained_bytes, r.saved_bytes + r.result_bytes)
                for r in report.modes.values()] + [1])
-    width = 40
+    label_w = max(len(f"{m} results") for m in report.modes) + 1
+    width = max(8, min(40, console.width - label_w - 12))   # the bar shrinks with the terminal
     chart = Table.grid(padding=(0, 1))
     chart.add_column()
     chart.add_column()
@@ -74,7 +83,7 @@ def render(report, console, *, title="memory") -> None:
                                 ("peak", r.peak_bytes, "blue")):
             n = int(round(width * v / top))
             bar = Text("█" * n + ("▏" if n == 0 and v else ""), style=style)
-            chart.add_row(f"{m} {label}", bar, fb(v))
+            chart.add_row(safe.text(f"{m} {label}"), bar, fb(v))
     console.print(Text("bytes per mode", style="bold"))
     console.print(chart)
 

@@ -220,6 +220,27 @@ def forward_rows(call, result, *, at=None, max_rows=None):
     return rows, total
 
 
+def add_structural_zeros(rows, structure):
+    """Add to each row, with weight 0, the sources the same row has at generic inputs (`structure`:
+    {out coords: Row}) but not at the actual ones: a contraction reads input[0][0] even where its
+    partner is 0 (matmul's `'[[1.0,2]]' --other '[[0.0],[1]]'`), and says so with ×0. Values are
+    the actual ones (`values_of` of the structure rows)."""
+    for r in rows:
+        ref = structure.get(tuple(r.out))
+        if ref is None:
+            continue
+        have = {(s.input, tuple(s.index)) for s in r.sources}
+        missing = [s for s in ref.sources if (s.input, tuple(s.index)) not in have]
+        if not missing:
+            continue
+        vals = getattr(ref, "values_of", None)
+        order = {(s.input, tuple(s.index)): k for k, s in enumerate(ref.sources)}
+        r.sources = sorted(r.sources + [Source(s.input, list(s.index), 0.0,
+                                               vals(s.input, s.index) if vals else float("nan"))
+                                        for s in missing],
+                           key=lambda s: order.get((s.input, tuple(s.index)), len(order)))
+
+
 @dataclass
 class Backward:
     rows: list

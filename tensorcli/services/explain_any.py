@@ -62,8 +62,9 @@ def _dependencies(call, result, at, max_rows):
     if kind == "spread":   # an element equal to the mean has derivative 0: its slice from generic inputs
         ctx["correction"] = _correction(call)
         ctx["structure"] = _structure(call, at, max_rows)
-    if kind == "contraction" and any(kinds.needs_structure(r) for r in rows):
-        ctx["structure"] = _structure(call, at, max_rows)   # a zero hides a partner: pair on generic inputs
+    if kind == "contraction":   # a zero hides a partner: pair on generic inputs; list it with ×0
+        ctx["structure"] = _structure(call, at, max_rows)
+        deps.add_structural_zeros(rows, ctx["structure"])
     if kind == "contraction" and info.name == "einsum":
         ctx["contraction_note"] = _einsum_note(call)
     elif kind == "contraction" and info.name.startswith("conv"):
@@ -76,7 +77,15 @@ def _dependencies(call, result, at, max_rows):
                               limit=0, columns=True)
     for r in rows:
         r.rule = kinds.rule(kind, info, r, ctx)
-        ex.rows.append((r.as_json(), ["out" + kinds.cells(r.out), r.rule, kinds.reads(r, kind), kinds.g(r.value)]))
+        word = kinds.weight_word(r, kind, info.name)
+        row = r.as_json()
+        if word is not None:       # what the weights are: ∂out/∂in, summed ×1, picked
+            row["weights"] = word
+        if word == "picked: the winner":
+            row["from"][0]["winner"] = True
+        reads = kinds.reads(r, kind)
+        ex.rows.append((row, ["out" + kinds.cells(r.out), r.rule,
+                              f"reads ({word}): {reads}" if word else f"reads: {reads}", kinds.g(r.value)]))
     ex.total = 1 if at is not None else total
     note = _which_output(result, rows)
     if note:
@@ -243,8 +252,11 @@ def _arg_extreme(call, result, at, max_rows):
         srcs = [Source("input", list(c), float("nan"), float(data[c])) for c in cand]
         rule = (f"out{kinds.cells(o)} = arg{which}({kinds.joined((s.ref() for s in srcs), ', ')}) = {k}  ({why})")
         row = {"out": [int(i) for i in o], "rule": rule, "value": k,
-               "from": [{"input": "input", "index": s.index} for s in srcs]}
-        ex.rows.append((row, ["out" + kinds.cells(o), rule, kinds.joined((s.ref() for s in srcs), ", "), str(k)]))
+               "from": [dict({"input": "input", "index": s.index}, **({"winner": True} if tuple(c) == win else {}))
+                        for s, c in zip(srcs, cand)]}
+        reads = kinds.joined((s.ref() + (" (the winner)" if tuple(c) == win else "") for s, c in zip(srcs, cand)),
+                             ", ")
+        ex.rows.append((row, ["out" + kinds.cells(o), rule, f"reads: {reads}", str(k)]))
     return ex
 
 
@@ -252,7 +264,7 @@ def _arg_extreme(call, result, at, max_rows):
 
 def _op_name(node_name):
     """'ScatterAddBackward0' -> 'scatter_add'."""
-    base = node_name.rsplit("Backward", 1)[0]
+    base = node_name.rsplit("::", 1)[-1].rsplit("Backward", 1)[0]   # torch::autograd::CopySlices -> copy_slices
     return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(base))
 
 
@@ -279,14 +291,26 @@ def backward(call, grad_output=None, *, max_rows=0):
             rule = f"{lhs} = 0  (no output element depends on it)"
         reads = kinds.joined((f"grad_out{kinds.cells(o)}×{kinds.g(w)}" for o, w in r.sources), ", ")
         rows.append((r.as_json(), [lhs, rule, reads, kinds.g(r.value)]))
-    return {"grad_fn": b.grad_fn, "grad_computed_by": b.computed_by,
-            "grad_ops": [_op_name(n) for n in b.computed_by], "rows": rows, "total": b.total}
+    nodes = torch_nodes(call.info.name, b.computed_by)
+    return {"grad_fn": b.grad_fn, "grad_computed_by": nodes, "core_grad_computed_by": b.computed_by,
+            "grad_ops": [_op_name(n) for n in nodes], "rows": rows, "total": b.total}
+
+
+def torch_nodes(op, core_nodes):
+    """The nodes torch's gradient has under create_graph=True (softmax: SoftmaxBackwardDataBackward0,
+    where core's is built from MulBackward0): torch's set recorded at the op's example
+    (services/grad_nodes.py, generated from torch) when core built this gradient as there; else core's."""
+    from .grad_nodes import TORCH_GRAD_NODES
+    entry = TORCH_GRAD_NODES.get(op)
+    if entry is not None and sorted(core_nodes) == list(entry[0]):
+        return list(entry[1])
+    return list(core_nodes)
 
 
 def backward_json(bw) -> dict:
     return {"explain_schema": movement.EXPLAIN_SCHEMA, "backward": [r[0] for r in bw["rows"]],
-            "grad_fn": bw["grad_fn"],
-            "grad_computed_by": bw["grad_computed_by"], "backward_left_out": bw["total"] - len(bw["rows"])}
+            "grad_fn": bw["grad_fn"], "grad_computed_by": bw["grad_computed_by"],
+            "core_grad_computed_by": bw["core_grad_computed_by"], "backward_left_out": bw["total"] - len(bw["rows"])}
 
 
 def valid_dims(call):

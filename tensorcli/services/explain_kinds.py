@@ -323,9 +323,37 @@ def _jacobian(info, row, ctx, lhs):
     return f"{lhs} = {info.name}({refs}) = {g(row.value)}  (∂out/∂input per element: see the inputs read)"
 
 
+# ops whose rows pick one element among candidates: that element is "the winner" (text and JSON)
+WINNERS = set(EXTREMES) | {"argmax", "argmin", "sort", "msort", "topk", "median", "nanmedian", "kthvalue",
+                           "mode", "masked.amax", "masked.amin", "masked.median", "masked.argmax", "masked.argmin"}
+
+
+def _weights_shown(row, kind):
+    if any(s.weight is None for s in row.sources):
+        return False
+    return not (kind in ("elementwise", "extreme", "softmax", "norm", "jacobian")
+                and all(s.weight == 1 for s in row.sources))
+
+
+def weight_word(row, kind, op=None) -> str | None:
+    """What the numbers after × in the 'reads' column are: '∂out/∂in' (the derivative at these
+    inputs), 'summed ×1' (a plain sum), 'picked' (the output element is that input element),
+    'picked: the winner' (max, sort, topk...); None when no weight is shown."""
+    srcs = row.sources
+    if not srcs or any(s.weight is None for s in srcs):
+        return None
+    ones = all(s.weight == 1 for s in srcs)
+    if op in WINNERS and len(srcs) == 1:
+        return "picked: the winner"
+    if ones and len(srcs) == 1 and kind in ("copy", "select", "sum", "extreme"):
+        return "picked"
+    if ones and kind in ("sum", "copy", "select"):
+        return "summed ×1"
+    return "∂out/∂in" if _weights_shown(row, kind) else None
+
+
 def reads(row, kind) -> str:
-    """The 'inputs read' column: refs with their weights (∂out/∂input)."""
-    if any(s.weight is None for s in row.sources) or (
-            kind in ("elementwise", "extreme", "softmax", "norm", "jacobian") and all(s.weight == 1 for s in row.sources)):
+    """The 'inputs read' column: refs with their weights (∂out/∂input) where they say something."""
+    if not _weights_shown(row, kind) or weight_word(row, kind) in ("picked", "summed ×1"):
         return joined((s.ref() for s in row.sources), ", ")
     return joined((f"{s.ref()}×{g(s.weight)}" for s in row.sources), ", ")

@@ -2,6 +2,30 @@
 them, shapes, aligned columns. No Rich."""
 from __future__ import annotations
 
+import re
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_KEEP_TAB = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\t": "\\t", "\r": "\\r", "\n": "\\n"}
+
+
+def _show(m) -> str:
+    c = m.group(0)
+    if c in _NAMED:
+        return _NAMED[c]
+    o = ord(c)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def printable(s, *, lines: bool = False) -> str:
+    """`s` with every control character shown as an escape (`\\x1b`, `\\r`, `\\t`), so data cannot
+    move the cursor or restyle a terminal; with `lines`, newlines and tabs are kept (several lines).
+    The one escaping of data for people (render/safe.py, errors.py use it)."""
+    s = str(s)
+    if lines:
+        return _CONTROL_KEEP_TAB.sub(_show, s)
+    return _CONTROL.sub(_show, s.replace("\n", "\\n"))
+
 
 def shape_str(shape) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
