@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._sum_order import torch_sum
+from .._sum_order import sum_leading, torch_sum
 from .._warn import quietly
 from .._grad_mode import STATE
 from ..tensor import Tensor
@@ -271,6 +271,10 @@ def np_sum_to_shape(g, shape):
     lead = g.ndim - len(shape)
     if lead < 0:
         return g.reshape(shape)
+    if lead and g.shape[lead:] == shape and g.dtype.kind == "f":    # a bias gradient: leading dims to sum
+        r = sum_leading(g, lead)
+        if r is not None:
+            return r.reshape(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
     if dims:   # at::sum_to: torch's sum kernel, so its order where _sum_order models it
         r = torch_sum(g, dims) if g.dtype.kind == "f" else None
