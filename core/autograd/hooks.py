@@ -45,7 +45,8 @@ def register_hook(self, hook):
 
 def call_pre_hooks(node, gs, leaf_hooks=None):
     """Gradients into `node` after its tensor hooks (per output), the leaf's tensor hooks (AccumulateGrad),
-    its pre-hooks, then retain_grad's capture, as torch's call_tensor_pre_hooks / call_pre_hooks run them."""
+    retain_grad's capture, then the node's pre-hooks: torch's call_tensor_pre_hooks (tensor pre-hooks, then
+    retains_grad hooks) followed by call_pre_hooks."""
     if node._tensor_hooks:
         gs = list(gs)
         for nr, hooks in node._tensor_hooks.items():
@@ -61,11 +62,6 @@ def call_pre_hooks(node, gs, leaf_hooks=None):
             r = hook(gs[0])
             if r is not None:
                 gs[0] = r
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            r = hook(tuple(gs))
-            if r is not None:
-                gs = list(r)
     if node._retain_hooks:
         for nr, ref in node._retain_hooks.items():
             t = ref()
@@ -76,6 +72,11 @@ def call_pre_hooks(node, gs, leaf_hooks=None):
                 t._grad = g if STATE.grad_enabled else g.detach().clone()
             else:
                 t._grad = t._grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            r = hook(tuple(gs))
+            if r is not None:
+                gs = list(r)
     return gs
 
 
