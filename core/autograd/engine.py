@@ -129,12 +129,17 @@ def compute_dependencies(roots):
     stack = list(roots)
     pop, push, get = stack.pop, stack.append, deps.get
     while stack:
-        for fn in pop()._next[::2]:
+        nxt = pop()._next
+        for i in range(0, len(nxt), 2):
+            fn = nxt[i]
             if fn is not None:
                 c = get(fn)
-                deps[fn] = 1 if c is None else c + 1
-                if c is None and fn not in seen:
-                    push(fn)
+                if c is None:
+                    deps[fn] = 1
+                    if fn not in seen:
+                        push(fn)
+                else:
+                    deps[fn] = c + 1
     return deps
 
 
@@ -148,20 +153,21 @@ def execute(ready, buffers, deps, capture, captured, needed, leaves, retain_grap
     while ready:
         node = heappop(ready)[2]
         gs = buffers.pop(node)
-        is_leaf = type(node) is AccumulateGrad
-        if node._hooked or (is_leaf and node.variable._hooks):
-            gs = call_pre_hooks(node, _as_tensors(gs), node.variable._hooks if is_leaf else None)
-        if capture:
-            gs = _as_tensors(gs)
-            for nr, g in enumerate(gs):
-                for k in capture.get((node, nr), ()):
-                    captured[k] = g
-        if is_leaf:
+        if type(node) is AccumulateGrad:        # a leaf: its hooks, then .grad
+            hooks = node.variable._hooks
+            if (node._hooked or hooks) and (node._tensor_hooks or node._pre_hooks or hooks):
+                gs = call_pre_hooks(node, _as_tensors(gs), hooks)
+            if capture:
+                gs = _capture(node, gs, capture, captured)
             if leaves is True or (leaves and (node, 0) in leaves):
                 node._accumulate(gs[0], create_graph)
                 if node.variable.__dict__ and gs[0] is not None:
                     call_post_accumulate(node.variable)
             continue
+        if node._hooked and (node._tensor_hooks or node._pre_hooks or node._retain_hooks):
+            gs = call_pre_hooks(node, _as_tensors(gs))
+        if capture:
+            gs = _capture(node, gs, capture, captured)
         if needed is not None and node not in needed:
             continue
         if arrays_only and len(gs) == 1 and gs[0] is not None and node.backward_np is not None \
@@ -190,6 +196,15 @@ def execute(ready, buffers, deps, capture, captured, needed, leaves, retain_grap
                     heappush(ready, (-fn._seq, id(fn), fn))
             i += 2
         g = out = None     # drop this frame's references: AccumulateGrad steals unshared arrays
+
+
+def _capture(node, gs, capture, captured):
+    """Record the gradients of `node`'s outputs that autograd.grad / backward(inputs=) asked for."""
+    gs = _as_tensors(gs)
+    for nr, g in enumerate(gs):
+        for k in capture.get((node, nr), ()):
+            captured[k] = g
+    return gs
 
 
 def call_function(node, gs):
