@@ -1,5 +1,7 @@
-"""Graph nodes: the built-in op base class `Op`, `AccumulateGrad`, saved tensors, hook handles
-and the one broadcasting reduction (`sum_to_shape`).
+"""The built-in op node `Op`: `Op.apply` runs an op's forward and, when grad mode is on and an input requires
+grad, records its node (`_record`: sequence number, edges, metas, saved tensors). The node base class lives in
+graph_node.py, AccumulateGrad in accumulate.py, SavedTensor in saved.py, hooks in hooks.py; they are re-exported
+here for the modules that import them from `core.autograd.node`.
 
 A built-in op is one `Op` subclass: `forward(ctx, *args)` computes on NumPy arrays
 (`t._data`) and returns an array; `backward(ctx, *grads)` is written with core ops so
