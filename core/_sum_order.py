@@ -28,7 +28,7 @@ import platform
 
 import numpy as np
 
-from ._warn import quietly
+from ._warn import _ERRSTATE, _IGNORE
 
 # Bytes of one Vectorized<T> in the sum kernel on x86-64: 32. DispatchStub runs a kernel's AVX512 build only
 # for kernels registered with ALSO_REGISTER_AVX512, which sum_stub is not, so an AVX512 CPU runs the AVX2
@@ -224,7 +224,53 @@ def torch_sum(d, reduced):
     `reduced`, added in torch's order; returns the kept dims' values as a C-ordered array of the kept
     sizes (the caller reshapes), or None where torch's order is not modelled (module docstring). Silent on
     overflow, as torch (whatever the user's warning filters)."""
-    return quietly(_torch_sum, d, reduced)
+    tok = _ERRSTATE.set(_IGNORE)     # quietly(), inlined: a bias gradient's sum is on every training step
+    try:
+        return _torch_sum(d, reduced)
+    finally:
+        _ERRSTATE.reset(tok)
+
+
+_ZEROS = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
+
+
+def sum_leading(d, k):
+    """torch_sum(d, (0, ..., k-1)) for the common at::sum_to of a bias gradient (k < d.ndim), without the
+    general layout analysis: TensorIterator coalesces a C-ordered array's leading reduced dims into one
+    (rows) and its kept dims into one (cols), so the kernel is vectorized_outer_sum on (rows, cols). With
+    fewer than 256 rows and whole groups of 4 vectors of columns that is the cascade's acc0 (rows past the
+    last 16-row chunk) + acc1 (the chunks' sums, in order), then the output's 0 + partial. That 0 is added
+    first here ((0 + a) + b equals 0 + (a + b) bit for bit: adding 0 only turns -0.0 into 0.0)."""
+    dt = d.dtype
+    if _VEC_BYTES is not None and (dt == np.float32 or dt == np.float64) and d.flags.c_contiguous:
+        rows = 1
+        for m in d.shape[:k]:
+            rows *= m
+        cols = d.size // rows if rows else 0
+        if rows > 1 and cols > 1:
+            vec = _VEC_BYTES // d.itemsize
+            block = d.reshape(rows, cols)
+            zero = _ZEROS[dt]
+            tok = _ERRSTATE.set(_IGNORE)
+            try:
+                if rows >= 256 or cols % (4 * vec):
+                    part = _outer_vec(block, vec if cols >= vec else 1)
+                    part += zero
+                    return part
+                if rows < 16:
+                    return np.add.reduce(block, 0, initial=zero)
+                full = rows >> 4 << 4
+                if full == 16:
+                    out = np.add.reduce(block[:16], 0, initial=zero)
+                else:
+                    out = np.add.reduce(np.add.reduce(block[:full].reshape(full >> 4, 16, cols), 1), 0,
+                                        initial=zero)
+                if full < rows:     # acc0 (the rows past the last chunk) + acc1 (the chunks)
+                    out = np.add.reduce(block[full:], 0) + out if rows - full > 1 else block[full] + out
+                return out
+            finally:
+                _ERRSTATE.reset(tok)
+    return torch_sum(d, tuple(range(k)))
 
 
 def _torch_sum(d, reduced):

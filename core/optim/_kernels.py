@@ -12,13 +12,15 @@ import threading
 
 import numpy as np
 
-from ._exact import fma64_, narrow_
+from .._warn import _ERRSTATE, _IGNORE
+from ._exact import _MID, _SHIFT, _fix_ties, _min, fma64_, narrow_
 
 __all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
 CHUNK = 1 << 15
 _local = threading.local()
 _F64 = np.float64
+_F32 = np.dtype(np.float32)
 
 
 def _buffers():
@@ -70,6 +72,9 @@ def fma_(out, a, b, c):
     dt = out.dtype
     if dt == np.float64:
         return fma64_(out, a, b, c)
+    if (dt is _F32 and c is out and type(a) is np.ndarray and a.dtype is _F32 and type(b) is np.float32
+            and out.size <= CHUNK and out.flags.c_contiguous and a.flags.c_contiguous and a.shape == out.shape):
+        return _fma_small(out, a, b)
     flats = _flat(out, a, b, c)
     if flats is None:
         return _fma_whole(out, a, b, c)
@@ -89,6 +94,27 @@ def fma_(out, a, b, c):
         pc = _part(fc, i, j)
         add(bb, pc, out=bb)
         narrow_(fo[i:j], bb, fa[i:j], pb, pc, u64[:n], m8[:n])
+    return out
+
+
+def _fma_small(out, a, b):
+    """fma_(out, a, b, out) for C-ordered float32 arrays of one chunk and a float32 scalar b (an optimizer's
+    parameter update): the same operations as fma_'s loop and narrow_, without their per-call layers."""
+    n = out.size
+    b64, _, u64, m8 = _buffers()
+    bb = b64[:n]
+    fa, fo = a.reshape(-1), out.reshape(-1)
+    tok = _ERRSTATE.set(_IGNORE)    # an overflow to inf is silent, as torch's step
+    try:
+        np.copyto(bb, fa)
+        np.multiply(bb, b, out=bb)
+        np.add(bb, fo, out=bb)
+        u = np.left_shift(bb.view(np.uint64), _SHIFT, out=u64[:n]).view(np.int64)
+        if _min(u) == _MID:
+            _fix_ties(bb, np.flatnonzero(np.equal(u, _MID, out=m8[:n])), fa, b, fo)
+        np.copyto(fo, bb, casting="same_kind")
+    finally:
+        _ERRSTATE.reset(tok)
     return out
 
 

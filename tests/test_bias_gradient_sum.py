@@ -1,0 +1,34 @@
+"""A bias gradient's sum (at::sum_to over leading dims, core/_sum_order.sum_leading): torch's bits for every
+row count around the cascade's 16-row chunks and 256-row limit, column counts around the 4-vector groups, float32
+and float64, signed zeros; and through the engine, the bias gradient of F.linear."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+from core._sum_order import sum_leading
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_leading_is_torchs_sum(torch, dtype):
+    rng = np.random.default_rng(0)
+    for rows in [2, 3, 15, 16, 17, 31, 32, 33, 48, 63, 255, 256, 300]:
+        for cols in [2, 3, 8, 10, 16, 32, 64, 65]:
+            for lead in [(rows,), (2, rows)]:
+                x = (rng.standard_normal(lead + (cols,)) * rng.choice([1e-3, 1, 1e3], lead + (cols,))).astype(dtype)
+                x[..., 0] = -0.0        # an all -0.0 column: torch's 0 + partial makes it +0.0
+                want = torch.tensor(x).sum(tuple(range(len(lead)))).numpy()
+                got = sum_leading(x, len(lead))
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (lead, cols)
+
+
+def test_linear_bias_gradient_bitwise(torch):
+    rng = np.random.default_rng(1)
+    x, w, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(32, 64), (64, 64), (64,), (32, 64)])
+    grads = []
+    for lib in (core, torch):     # d/dy of (y * c).sum() is c exactly: the bias gradient is c summed over rows
+        bt = lib.tensor(b, requires_grad=True)
+        (lib.nn.functional.linear(lib.tensor(x), lib.tensor(w), bt) * lib.tensor(c)).sum().backward()
+        grads.append(bt.grad.numpy())
+    assert grads[0].tobytes() == grads[1].tobytes()
