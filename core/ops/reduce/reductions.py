@@ -13,6 +13,7 @@ from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
 from ... import _sum_order
+from . import _prod_order
 
 
 def _dims(dim, ndim):
@@ -237,14 +238,21 @@ class ProdBackward0(Op):
     def forward(ctx, a, dims, keepdim, dt):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        return np.asarray(np.prod(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+        d = a._data
+        if d.dtype == dt.np and d.ndim:
+            r = quietly(_prod_order.torch_prod, d, set(range(d.ndim)) if dims is None else set(dims))
+            if r is not None:
+                shape = [1 if dims is None or k in dims else m for k, m in enumerate(d.shape)] if keepdim else \
+                    [m for k, m in enumerate(d.shape) if dims is not None and k not in dims]
+                return np.asarray(r).reshape(shape)
+        return np.asarray(np.prod(d, axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=dt.np))
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
         gx = _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim)
-        if not (a._data == 0).any():
-            return gx * _expand_back(out, ctx.shape, ctx.dims, ctx.keepdim) / a
+        if not (a._data == 0).any():       # prod_backward: grad * (result / input)
+            return gx * (_expand_back(out, ctx.shape, ctx.dims, ctx.keepdim) / a)
         if a._data.ndim == 0:     # a 0-d zero: the product of no other elements is 1
             return gx
         # product of all other elements, exact in the presence of zeros
