@@ -282,6 +282,31 @@ def render(rows, markdown=False, grad=False):
     return "\n".join(out)
 
 
+PIN_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "bitwise_exact.json")
+PIN_SHAPES = ((6, 5),)
+
+
+def pin_rows(names, dtype):
+    """The audit tests/test_bitwise_audit.py runs: small shapes, both layouts, one seed, gradients."""
+    return audit(names, dtype, PIN_SHAPES, LAYOUTS, grad=True, seeds=(0,))
+
+
+def write_pins(names):
+    """Add the ops bit-exact in pin_rows (per dtype) to tests/bitwise_exact.json; pinned ops are kept."""
+    import json
+    pins = {}
+    if os.path.exists(PIN_FILE):
+        with open(PIN_FILE) as f:
+            pins = json.load(f)
+    for dtype in ("float32", "float64"):
+        exact = {r["name"] for r in pin_rows(names, dtype) if r["exact"]}
+        pins[dtype] = sorted(exact | set(pins.get(dtype, ())))
+    with open(PIN_FILE, "w") as f:
+        json.dump(pins, f, indent=1)
+        f.write("\n")
+    return pins
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ops", nargs="*", help="op names (default: every registered op)")
@@ -290,9 +315,15 @@ def main(argv=None):
     p.add_argument("--small", action="store_true", help="small shapes (fast)")
     p.add_argument("--seeds", type=int, default=3, help="random inputs per shape and layout")
     p.add_argument("--markdown", action="store_true")
+    p.add_argument("--write-pins", action="store_true",
+                   help="add the ops bit-exact on the pin audit to tests/bitwise_exact.json")
     a = p.parse_args(argv)
     import core
     names = a.ops or op_names(core)
+    if a.write_pins:
+        pins = write_pins(names)
+        print(", ".join(f"{k}: {len(v)} ops" for k, v in pins.items()), "pinned in", PIN_FILE)
+        return
     rows = audit(names, a.dtype, SMALL_SHAPES if a.small else SHAPES, LAYOUTS, a.grad, tuple(range(a.seeds)))
     print(render(rows, a.markdown, a.grad))
     exact = sum(r["exact"] for r in rows)
