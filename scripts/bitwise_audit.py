@@ -318,6 +318,11 @@ def main(argv=None):
     p.add_argument("--write-pins", action="store_true",
                    help="add the ops bit-exact on the pin audit to tests/bitwise_exact.json")
     a = p.parse_args(argv)
+    try:    # a call whose output explodes (kron of two 256x257 inputs: 17 GB) raises instead of being OOM-killed
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    except (ImportError, ValueError, OSError):
+        pass
     import core
     names = a.ops or op_names(core)
     if a.write_pins:

@@ -90,6 +90,9 @@ def _nll_cascade_sum(terms, rows=None, n=None):
     n = terms.size if n is None else n
     power = max(4, (0 if n <= 1 else (n - 1).bit_length()) // 4)
     total = terms.dtype.type(0)
+    if rows is None and 1 < n <= 1 << power:
+        # one chunk: row 0 went to the top level, the others stay in level 0: (0 + l0) + row 0
+        return (total + np.add.accumulate(terms[1:])[-1]) + terms[0]
     levels = _cascade_level(terms, 1 << power, 0) if rows is None else _cascade_rows(terms, rows, 1 << power, 0)
     for level in levels:
         total = total + level
