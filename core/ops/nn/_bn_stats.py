@@ -7,7 +7,7 @@ float32 / float64 inputs laid out C-contiguously:
   (T)((double)sum / N); var_sum: buffer = fma(x - mean, x - mean, buffer) row by row (the vectorised
   y + (x - mean) * (x - mean), contracted), in T;
 then invstd = (T)(1 / sqrt((double)(var_sum / N) + eps)) with var_sum / N in T, alpha = invstd * weight,
-beta = bias - mean * alpha, out = fma(x, alpha, beta). Other layouts return None (the caller's path).
+beta = fma(-mean, alpha, bias), out = fma(x, alpha, beta). Other layouts return None (the caller's path).
 """
 from __future__ import annotations
 
@@ -61,9 +61,9 @@ def train_stats(x, eps):
 
 
 def transform(x, mean, invstd, weight, bias):
-    """out = fma(x, alpha, beta), alpha = invstd * weight, beta = bias - mean * alpha (per channel)."""
+    """out = fma(x, alpha, beta), alpha = invstd * weight, beta = fma(-mean, alpha, bias) (per channel)."""
     dt = x.dtype
     alpha = invstd if weight is None else invstd * weight.astype(dt, copy=False)
-    beta = (dt.type(0) if bias is None else bias.astype(dt, copy=False)) - mean * alpha
+    beta = _fma.fma(-mean, alpha, dt.type(0) if bias is None else bias.astype(dt, copy=False), dt)   # contracted
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     return _fma.fma(x, alpha.reshape(shape), beta.reshape(shape), dt)
