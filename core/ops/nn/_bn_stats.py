@@ -28,8 +28,21 @@ def _rows_fold(a):
 
 
 def _fma_rows(d, dt):
-    """buf = fma(d[k], d[k], buf) for k in order, in dtype dt (float32: one rounding of the exact float64 sum, its
-    float32 midpoints repaired by _fma's check; float64: _fma.fma64)."""
+    """buf = fma(d[k], d[k], buf) for k in order, in dtype dt. float32: the float64 sum of buf and the exact
+    square, rounded to float32, two NumPy calls a row; the float64 sums are kept, and if any sits on a float32
+    midpoint (double rounding may then differ from one rounding) the rows run again through _fma.fma."""
+    if dt == np.float32:
+        sq = d.astype(_F64)
+        sq *= sq
+        sums = np.empty_like(sq)
+        buf = np.zeros(d.shape[1], dt)
+        add, copyto = np.add, np.copyto
+        for k in range(d.shape[0]):
+            add(buf, sq[k], out=sums[k])
+            copyto(buf, sums[k], casting="unsafe")
+        low = np.bitwise_and(sums.view(np.uint64), _fma._LOW29)
+        if not (low == _fma._MID).any():
+            return buf
     buf = np.zeros(d.shape[1], dt)
     for k in range(d.shape[0]):
         buf = _fma.fma(d[k], d[k], buf, dt)
