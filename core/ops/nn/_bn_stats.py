@@ -19,11 +19,12 @@ _F64 = np.float64
 
 
 def _rows_fold(a):
-    """Sum over axis 0 of (N, C) adding whole rows in order (NumPy reduces a non-inner axis row by row)."""
+    """Sum over axis 0 of (N, C) adding whole rows in order (NumPy reduces a non-inner axis row by row; along its
+    inner loop it would sum pairwise, so the rows are made contiguous first)."""
     if a.shape[0] == 1:
         return a[0].copy()
     if a.shape[1] > 1:
-        return np.add.reduce(a, 0)
+        return np.add.reduce(np.ascontiguousarray(a), 0)
     return np.add.accumulate(a, 0)[-1]
 
 
