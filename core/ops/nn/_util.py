@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from ... import _sum_order
 from ... import dtypes as _dt
 from ...creation import check_alloc
 from ...tensor import Size, Tensor
@@ -58,11 +59,15 @@ def _reduction(reduction, size_average=None, reduce=None):
 
 
 def _reduce_np(a, reduction):
+    """ATen's apply_loss_reduction: loss.sum() or loss.mean() (sum / numel), summed in torch's CPU order."""
     if reduction == "none":
         return a
+    s = _sum_order.torch_sum(a, set(range(a.ndim))) if a.size else None
     if reduction == "sum":
-        return np.asarray(a.sum(), dtype=a.dtype)
-    return np.asarray(a.mean() if a.size else np.nan, dtype=a.dtype)
+        return np.asarray(a.sum() if s is None else s, dtype=a.dtype)
+    if s is None:
+        return np.asarray(a.mean() if a.size else np.nan, dtype=a.dtype)
+    return np.asarray(np.divide(s, a.dtype.type(a.size), dtype=a.dtype))
 
 
 def _alloc(shape, dtype):

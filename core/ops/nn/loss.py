@@ -49,16 +49,64 @@ def _picked(x, t, ignore_index):
     return x[np.arange(t.shape[0]), t] if _class_targets(x, t, ignore_index) else None
 
 
+def _cascade_level(items, step, depth):
+    """nll_loss_out_frame's cascade from level `depth` up: items are added to the level one by one and the level
+    is passed up (and reset) after item 0 and after every `step` items more; level 3 keeps all. Returns the
+    levels' final values, lowest first, each summed in order from 0 in items' dtype."""
+    zero = items.dtype.type(0)
+
+    def fold(a):
+        return np.add.accumulate(a)[-1] + zero if a.size else zero
+    if depth == 3:
+        return [fold(items)]
+    if not items.size:
+        return [zero] * (4 - depth)
+    full = (items.size - 1) // step
+    body = items[1:1 + full * step].reshape(full, step)
+    pushed = np.concatenate((items[:1] + zero, np.add.accumulate(body, 1)[:, -1] + zero if full else body[:, 0]))
+    return [fold(items[1 + full * step:])] + _cascade_level(pushed, step, depth + 1)
+
+
+def _cascade_rows(items, rows, step, depth):
+    """_cascade_level when some rows are skipped (ignore_index): items of the batch rows `rows`; a skipped row
+    adds nothing and passes nothing up, so level j passes up after row b when b % step ** (j + 1) == 0."""
+    zero = items.dtype.type(0)
+
+    def fold(a):
+        return np.add.accumulate(a)[-1] + zero if a.size else zero
+    if depth == 3:
+        return [fold(items)]
+    ends = np.flatnonzero(rows % step ** (depth + 1) == 0) + 1
+    starts = np.concatenate(([0], ends[:-1]))
+    pushed = np.array([fold(items[a:e]) for a, e in zip(starts, ends)], items.dtype)
+    rest = items[ends[-1]:] if ends.size else items
+    return [fold(rest)] + _cascade_rows(pushed, rows[ends - 1], step, depth + 1)
+
+
+def _nll_cascade_sum(terms, rows=None, n=None):
+    """ATen's nll_loss_out_frame sum of the (negated) picked terms over the batch: a 4-level cascade with chunks
+    of 2 ** max(4, ceil_log2(N) // 4) rows, the levels added 0 + l0 + l1 + l2 + l3. rows: the batch rows of the
+    terms when some are ignored (N = n rows in all)."""
+    n = terms.size if n is None else n
+    power = max(4, (0 if n <= 1 else (n - 1).bit_length()) // 4)
+    total = terms.dtype.type(0)
+    if rows is None and 1 < n <= 1 << power:
+        # one chunk: row 0 went to the top level, the others stay in level 0: (0 + l0) + row 0
+        return (total + np.add.accumulate(terms[1:])[-1]) + terms[0]
+    levels = _cascade_level(terms, 1 << power, 0) if rows is None else _cascade_rows(terms, rows, 1 << power, 0)
+    for level in levels:
+        total = total + level
+    return total
+
+
 def _nll_reduce(picked, reduction, dtype):
-    """nll_loss's sum / mean of -picked with unit weights: the float64 sum and division the general path does.
-    The sum of the negated terms is the negated sum (rounding is symmetric), except that NumPy's sum starts at +0,
-    so an all-zero sum stays +0 rather than -0."""
-    s = np.add.reduce(picked, dtype=np.float64)
-    if s:
-        s = -s
-    if reduction == "sum":
-        return np.asarray(s, dtype=dtype)
-    return np.asarray(s / float(picked.shape[0]), dtype=dtype)
+    """nll_loss's sum / mean of -picked with unit weights and no ignored target: the cascade sum in the input's
+    dtype, divided by the batch size (in that dtype) for the mean."""
+    with np.errstate(all="ignore"):
+        s = _nll_cascade_sum(np.negative(picked).astype(dtype, copy=False))
+        if reduction == "sum":
+            return np.asarray(s, dtype=dtype)
+        return np.asarray(s / dtype.type(picked.shape[0]), dtype=dtype)
 
 
 def _nll_grad_np(gd, t, w, reduction, ignore_index, in_shape, total):
@@ -111,10 +159,18 @@ class NllLossBackward0(Op):
         ctx.meta = (input._data.shape, reduction, ignore_index, float(total))
         if reduction == "none":
             return losses.reshape(target._data.shape)
-        s = losses.sum(dtype=np.float64)
-        if reduction == "sum":
-            return np.asarray(s, dtype=x.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            if x.ndim == 2 and x.dtype.kind == "f":
+                # nll_loss_out_frame: the same cascade for -(data * weight) and for the weights
+                kept = np.flatnonzero(t != ignore_index)
+                rows = None if kept.size == t.shape[0] else kept
+                s = _nll_cascade_sum(np.negative(picked[kept] * wt[kept]), rows, t.shape[0])
+                total = _nll_cascade_sum(wt[kept], rows, t.shape[0]) if weight is not None else \
+                    x.dtype.type(kept.size)
+            else:
+                s = losses.sum(dtype=np.float64)
+            if reduction == "sum":
+                return np.asarray(s, dtype=x.dtype)
             return np.asarray(s / total, dtype=x.dtype)
 
     @staticmethod
@@ -318,7 +374,7 @@ class MseLossBackward0(Op):
     def backward(ctx, g):
         input, target = ctx.saved_tensors
         scale = 2.0 / input.numel() if ctx.reduction == "mean" else 2.0
-        gi = (input - target) * g * scale
+        gi = (input - target) * scale * g       # mse_backward_cpu_kernel: norm * (self - target) * grad
         need = ctx.needs_input_grad
         return (gi if need[0] else None), (-gi if need[1] else None)
 
@@ -326,7 +382,7 @@ class MseLossBackward0(Op):
     def backward_np(ctx, g):
         input, target = ctx.saved_tensors
         scale = 2.0 / input.numel() if ctx.reduction == "mean" else 2.0
-        gi = (input._data - target._data) * g * g.dtype.type(scale)
+        gi = (input._data - target._data) * g.dtype.type(scale) * g
         need = ctx.needs_input_grad
         return (gi if need[0] else None), (-gi if need[1] else None)
 

@@ -6,6 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
+from . import _bn_stats
 from ._util import _make, _shape, _short, _torch_name
 
 
@@ -22,6 +23,14 @@ class NativeBatchNormBackward0(Op):
         c = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, c) + (1,) * (x.ndim - 2)
+        exact = _bn_stats.train_stats(x, eps) if training else None
+        if exact is not None and running_mean is None and running_var is None:
+            mean_x, invstd_x = exact
+            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
+                                      None if bias is None else bias._data)
+            ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
+            ctx.meta = (training, eps, axes, bshape)
+            return out
         if training:
             n = x.size // c if c else 0
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -42,6 +51,13 @@ class NativeBatchNormBackward0(Op):
             mean_x = running_mean._data.astype(x.dtype, copy=False)
             invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
             xc = x - mean_x.reshape(bshape)
+        if exact is not None:       # ATen's statistics and output; the running stats were updated above
+            mean_x, invstd_x = exact
+            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
+                                      None if bias is None else bias._data)
+            ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
+            ctx.meta = (training, eps, axes, bshape)
+            return out
         scale = invstd.astype(x.dtype)
         if weight is not None:
             scale = scale * weight._data

@@ -6,8 +6,10 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...autograd.function import Op
+from ...creation import full_like
 from ...tensor import Tensor
 from ..registry import register
+from . import _fma
 from ._common import _broadcast_error, _long, _out, quietly
 
 _INT_DIV = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
@@ -45,7 +47,9 @@ class AddcmulBackward0(Op):
         n = ctx.needs_input_grad
         v = ctx.value
         if cls.divide:
-            return (g if n[0] else None, g * (v / t2) if n[1] else None,
+            # derivatives.yaml's `value / tensor2` is C++'s Scalar / Tensor: a true division by tensor2 (Python's
+            # v / t2 would be t2.reciprocal() * v)
+            return (g if n[0] else None, g * (full_like(t2, v) / t2) if n[1] else None,
                     -g * (v * t1 / (t2 * t2)) if n[2] else None)
         return g if n[0] else None, g * (t2 * v) if n[1] else None, g * (t1 * v) if n[2] else None
 
@@ -63,7 +67,13 @@ def _fits(y, z):
 
 
 def _addc_np(x, y, z, v, divide):
-    return x + v * y / z if divide else x + v * y * z
+    """addcdiv: x + v * y / z, rounded after each step; addcmul: fma(v * y, z, x) for float32/float64, one
+    rounding after the product as ATen's vectorised kernel (and its contracted scalar tail) computes it."""
+    if divide:
+        return x + v * y / z
+    if x.dtype in (np.float32, np.float64) and y.dtype == x.dtype:
+        return _fma.fma(v * y, z, x, x.dtype)
+    return x + v * y * z
 
 
 def _check(name, input, tensor1, tensor2, value):

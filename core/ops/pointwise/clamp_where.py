@@ -13,6 +13,7 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
+from . import _fma
 from ._common import (_broadcast_error, _long, _operand, _out, _tensor_first, _tensors, quietly,
                       zeros_like_t)
 
@@ -230,8 +231,16 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def _lerp_np(x, y, wv):
-    """PyTorch's lerp: from whichever end is nearer, for accuracy."""
-    return np.where(np.abs(wv) < 0.5, x + wv * (y - x), y - (y - x) * (1 - wv))
+    """ATen's lerp (Lerp.h lerp / lerp_vec), from whichever end is nearer: |w| < 0.5 ? fma(w, end - self, self)
+    : fma(w - 1, end - self, end), each rounded once (float32/float64; half: the plain formulas)."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64):
+        return np.where(np.abs(wv) < 0.5, x + wv * (y - x), y - (y - x) * (1 - wv))
+    d = np.subtract(y, x)
+    if np.ndim(wv) == 0:
+        return _fma.fma(wv, d, x, dt) if abs(wv) < 0.5 else _fma.fma(wv - dt.type(1), d, y, dt)
+    small = np.abs(wv) < 0.5
+    return _fma.fma(np.where(small, wv, wv - dt.type(1)), d, np.where(small, x, y), dt)
 
 
 class LerpBackward0(Op):

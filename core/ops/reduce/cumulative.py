@@ -13,9 +13,6 @@ from ..inplace import make_inplace
 from ..pointwise import DivBackward1, MulBackward1, _long, _out, quietly, where
 from ..registry import register
 
-_DOUBLE_LOWEST = float(np.finfo(np.float64).min)
-
-
 def _cat(tensors, dim):
     # shape's cat, looked up at call time: shape builds on the reductions, not the reverse
     return registry.FUNCTIONS["cat"](tensors, dim)
@@ -81,6 +78,38 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return MulBackward1.apply(y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5, step)
 
 
+_LOOP_STEPS, _LOOP_SLICES = 64, 64
+
+
+def _logcumsumexp(d, dim):
+    """ATen's logcumsumexp_cpu_kernel: one accumulator of at::acc_type (double for float and double, float for
+    half) per slice, `acc = _log_add_exp_helper(x[i], acc)` = log1p(exp(min - max)) + max, or x[i] when both
+    are the same infinity; each step rounded to the result dtype on store. All slices advance together."""
+    acc_t = np.float32 if d.dtype == np.float16 else np.float64
+    x = np.moveaxis(d, dim, 0)
+    if x.shape[0] > _LOOP_STEPS and x[0].size < _LOOP_SLICES:
+        # few long slices: a step per element costs more than the whole ufunc. logaddexp.accumulate in the
+        # accumulator type differs from ATen's accumulator in its last bits only, so after rounding a float32
+        # result is torch's but in rare midpoint cases; a double one may differ by an ulp.
+        return np.moveaxis(np.logaddexp.accumulate(x, 0, dtype=acc_t).astype(d.dtype, copy=False), 0, dim)
+    out = np.empty(x.shape, d.dtype)
+    acc = np.full(x.shape[1:], -np.inf, acc_t)
+    lo, hi = np.empty_like(acc), np.empty_like(acc)
+    for i in range(x.shape[0]):
+        xi = x[i].astype(acc_t)
+        np.minimum(xi, acc, out=lo)
+        np.maximum(xi, acc, out=hi)
+        same_inf = (lo == hi) & np.isinf(lo)
+        np.subtract(lo, hi, out=acc)
+        np.exp(acc, out=acc)
+        np.log1p(acc, out=acc)
+        np.add(acc, hi, out=acc)
+        if same_inf.any():
+            acc[same_inf] = xi[same_inf]
+        out[i] = acc
+    return np.moveaxis(out, 0, dim)
+
+
 class LogcumsumexpBackward0(Op):
     """log(cumsum(exp(x))) along dim, computed stably; PyTorch's logcumsumexp_backward (positive and
     negative parts of the gradient through reversed logcumsumexps)."""
@@ -93,7 +122,7 @@ class LogcumsumexpBackward0(Op):
         d = a._data
         if d.ndim == 0:
             return d.copy()
-        return quietly(np.logaddexp.accumulate, d, dim).astype(d.dtype, copy=False)
+        return quietly(_logcumsumexp, d, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -105,8 +134,9 @@ class LogcumsumexpBackward0(Op):
         def reverse(x):
             return logcumsumexp(x.flip(dim), dim).flip(dim)
         log_abs = g.abs().log()
-        pos = where(g > 0, log_abs, _DOUBLE_LOWEST)
-        neg = where(g < 0, log_abs, _DOUBLE_LOWEST)
+        lowest = float(np.finfo(g._data.dtype).min)     # numeric_limits<scalar_t>::lowest()
+        pos = where(g > 0, log_abs, lowest)
+        neg = where(g < 0, log_abs, lowest)
         return (reverse(pos - out) + a).exp() - (reverse(neg - out) + a).exp()
 
 

@@ -13,6 +13,7 @@ from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
 from ... import _sum_order
+from . import _prod_order
 
 
 def _dims(dim, ndim):
@@ -237,14 +238,21 @@ class ProdBackward0(Op):
     def forward(ctx, a, dims, keepdim, dt):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        return np.asarray(np.prod(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+        d = a._data
+        if d.dtype == dt.np and d.ndim:
+            r = quietly(_prod_order.torch_prod, d, set(range(d.ndim)) if dims is None else set(dims))
+            if r is not None:
+                shape = [1 if dims is None or k in dims else m for k, m in enumerate(d.shape)] if keepdim else \
+                    [m for k, m in enumerate(d.shape) if dims is not None and k not in dims]
+                return np.asarray(r).reshape(shape)
+        return np.asarray(np.prod(d, axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=dt.np))
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
         gx = _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim)
-        if not (a._data == 0).any():
-            return gx * _expand_back(out, ctx.shape, ctx.dims, ctx.keepdim) / a
+        if not (a._data == 0).any():       # prod_backward: grad * (result / input)
+            return gx * (_expand_back(out, ctx.shape, ctx.dims, ctx.keepdim) / a)
         if a._data.ndim == 0:     # a 0-d zero: the product of no other elements is 1
             return gx
         # product of all other elements, exact in the presence of zeros
@@ -565,15 +573,28 @@ def count_nonzero(input, dim=None):
     return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=_axis(dims, input._data.ndim)), dtype=np.int64))
 
 
+# at::acc_type<T, /*is_cuda=*/false>: the accumulator ATen's CPU cumulative kernels (cumsum_cpu_kernel,
+# cumprod_cpu_kernel, logcumsumexp_cpu_kernel) carry along the dim: double for float and double, float for half.
+_CPU_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
+def _cumulate(ufunc, d, dim, dt):
+    """ATen's cpu_cum_base_kernel: input cast to the result dtype, then one sequential accumulator per slice
+    (`acc += x[i]; out[i] = (T)acc`) of at::acc_type. NumPy's accumulate is the same left fold."""
+    x = d.astype(dt, copy=False)
+    acc = _CPU_ACC.get(x.dtype)
+    if acc is None:
+        return ufunc.accumulate(x, axis=dim, dtype=dt)
+    return ufunc.accumulate(x, axis=dim, dtype=acc).astype(dt, copy=False)
+
+
 class CumsumBackward0(Op):
     @staticmethod
     def forward(ctx, a, dim, dt):
         ctx.dim = dim
         if a._data.ndim == 0:
             return a._data.astype(dt.np)
-        if dt.np == np.float16:   # PyTorch accumulates half in float32
-            return np.cumsum(a._data, axis=dim, dtype=np.float32).astype(np.float16)
-        return np.cumsum(a._data, axis=dim, dtype=dt.np)
+        return _cumulate(np.add, a._data, dim, dt.np)
 
     @staticmethod
     def backward(ctx, g):
@@ -585,7 +606,9 @@ class CumsumBackward0(Op):
 @register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True,
           cli_example="tensorcli cumsum '[[1,2,3],[4,5,6]]' --dim 1")
 def cumsum(input, dim, *, dtype=None):
-    """Cumulative sum along dim; int inputs accumulate in int64."""
+    """Cumulative sum along dim; int inputs accumulate in int64.
+
+    float32 accumulates in double, as ATen's at::acc_type (so cancellations keep torch's digits)."""
     d = _wrap_dim(dim, input._data.ndim)
     return CumsumBackward0.apply(input, d, _sum_dtype(input, dtype))
 
@@ -599,7 +622,7 @@ class CumprodBackward0(Op):
         ctx.dim = dim
         if a._data.ndim == 0:
             return a._data.astype(dt.np)
-        return np.cumprod(a._data, axis=dim, dtype=dt.np)
+        return quietly(_cumulate, np.multiply, a._data, dim, dt.np)
 
     @staticmethod
     def backward(ctx, g):

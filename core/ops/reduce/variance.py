@@ -1,14 +1,20 @@
-"""var, std, var_mean, std_mean: PyTorch's variance reductions (correction / unbiased, dim, keepdim),
-with VarBackward0 / StdBackward0."""
+"""var, std, var_mean, std_mean: PyTorch's variance reductions (correction / unbiased, dim, keepdim), computed
+as ATen's CPU kernels do (std_var_all_cpu for one output, WelfordOps in double otherwise), with VarBackward0,
+StdBackward0, VarMeanBackward0 and StdMeanBackward0 (FunctionsManual's var_backward / std_backward)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
+from ... import _sum_order
 from ..._warn import warn_aten
 from ...autograd.function import Op
+from ...tensor import Tensor
 from ..pointwise import quietly, where, zeros_like_t
 from ..registry import register
-from .reductions import _axis, _dims, _expand_back, mean
+from . import _moments as _kernels
+from .reductions import _axis, _dims, _expand_back
 
 def _np_var(x, ax, correction, keepdim):
     """np.var(x, ddof=correction), called under quietly. Degrees of freedom <= 0 (ATen's warning is _var_args'):
@@ -22,8 +28,44 @@ def _np_var(x, ax, correction, keepdim):
     return np.var(x, axis=ax, ddof=0, keepdims=keepdim) / 0
 
 
-def _np_std(x, ax, correction, keepdim):
-    return np.sqrt(_np_var(x, ax, correction, keepdim))
+def _moments(d, dims, correction, keepdim, take_sqrt, with_mean):
+    """ATen's var/std (and var_mean/std_mean with with_mean) on ndarray d: (result, mean or None), in d's
+    dtype. var/std with one output element take std_var_all_cpu (float/double), everything else Welford
+    (_moments.py)."""
+    ax = tuple(range(d.ndim)) if dims is None else tuple(dims)
+    n = int(np.prod([d.shape[k] for k in ax]))
+    out_shape = tuple(1 if k in ax else m for k, m in enumerate(d.shape)) if keepdim else \
+        tuple(m for k, m in enumerate(d.shape) if k not in ax)
+    if not n or not _sum_order.MODELLED or d.dtype.kind != "f":
+        v = np.asarray(_np_var(d, _axis(dims, d.ndim), correction, keepdim))
+        v = np.sqrt(v) if take_sqrt else v
+        m = np.asarray(np.mean(d, axis=_axis(dims, d.ndim), keepdims=keepdim)) if with_mean else None
+        return v.astype(d.dtype), None if m is None else m.astype(d.dtype)
+    if not with_mean and d.size == n and d.dtype in (np.float32, np.float64):
+        return np.full(out_shape, _kernels.var_all(d, correction, take_sqrt), d.dtype), None
+    v, m = _kernels.welford(d, ax, correction, take_sqrt, with_mean)
+    return v.reshape(out_shape), (m.reshape(out_shape) if with_mean else None)
+
+
+def _var_backward(g, a, ctx):
+    """FunctionsManual var_backward: (2 / (n - correction)) * grad * (self - self.mean(dim, keepdim=True));
+    with dim=None and n - correction <= 0, grad * where(self == self.mean(), nan, inf)."""
+    dims = ctx.dims
+    dof = ctx.n - ctx.correction
+    if dims is None or a.dim() == 0:
+        if dof <= 0:
+            return g * where(a == a.mean(), math.nan, math.inf)
+        return (2.0 / dof) * g * (a - a.mean())
+    if not ctx.keepdim and a.dim() > 1:
+        for k in dims:
+            g = g.unsqueeze(k)
+    scale = 2.0 / dof if dof else math.copysign(math.inf, 2.0)
+    return scale * g * (a - a.mean(dim=list(dims), keepdim=True))
+
+
+def _std_grad(g, out):
+    """std_backward's first step: (grad / (result * 2)).masked_fill_(result == 0, 0)."""
+    return where(out == 0, zeros_like_t(g), g / (out * 2))
 
 
 class VarBackward0(Op):
@@ -32,15 +74,13 @@ class VarBackward0(Op):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
         ax = _axis(dims, a._data.ndim)
-        n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        ctx.n = n
-        return np.asarray(quietly(_np_var, a._data, ax, correction, keepdim)).astype(a._data.dtype)
+        ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
+        return quietly(_moments, a._data, dims, correction, keepdim, False, False)[0]
 
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
-        m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
-        return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
+        return _var_backward(g, a, ctx)
 
 
 def _correction(unbiased, correction):
@@ -76,7 +116,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 class StdBackward0(Op):
-    """std = sqrt(var); gradient grad / (2 std) * d var, zero where std == 0 (PyTorch's std_backward)."""
+    """std = sqrt(var); gradient: var_backward of (grad / (2 std)), zero where std == 0 (PyTorch's std_backward)."""
     save_output = True
 
     @staticmethod
@@ -85,14 +125,49 @@ class StdBackward0(Op):
         ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
         ax = _axis(dims, a._data.ndim)
         ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
-        return np.asarray(quietly(_np_std, a._data, ax, correction, keepdim)).astype(a._data.dtype)
+        return quietly(_moments, a._data, dims, correction, keepdim, True, False)[0]
 
     @staticmethod
     def backward(ctx, g):
         a, out = ctx.saved_tensors
-        gv = where(out == 0, zeros_like_t(g), g / (out * 2))
-        m = a.mean(dim=list(ctx.dims) if ctx.dims is not None else None, keepdim=True)
-        return _expand_back(gv, ctx.shape, ctx.dims, ctx.keepdim) * 2 * (a - m) / (ctx.n - ctx.correction)
+        return _var_backward(_std_grad(g, out), a, ctx)
+
+
+class VarMeanBackward0(Op):
+    """var_mean: both from one Welford pass (ATen's std_var_mean_out); backward var_mean_backward: var_backward
+    of the var gradient plus mean_backward (grad expanded / n) of the mean gradient, each when defined."""
+    _materialize = False
+
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim, take_sqrt=False):
+        ctx.shape, ctx.dims, ctx.keepdim, ctx.correction = a._data.shape, dims, keepdim, correction
+        ctx.take_sqrt = take_sqrt
+        ax = _axis(dims, a._data.ndim)
+        ctx.n = a._data.size if ax is None else int(np.prod([a._data.shape[d] for d in ax]))
+        v, m = quietly(_moments, a._data, dims, correction, keepdim, ctx.take_sqrt, True)
+        if ctx.take_sqrt:
+            ctx.save_for_backward(a, Tensor._make(v))
+        else:
+            ctx.save_for_backward(a)
+        return v, m
+
+    @staticmethod
+    def backward(ctx, gv, gm):
+        saved = ctx.saved_tensors
+        a = saved[0]
+        out = None
+        if gv is not None:
+            out = _var_backward(_std_grad(gv, saved[1]) if ctx.take_sqrt else gv, a, ctx)
+        if gm is not None:
+            aux = _expand_back(gm, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n
+            out = aux if out is None else out + aux
+        return out
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    @staticmethod
+    def forward(ctx, a, dims, correction, keepdim):
+        return VarMeanBackward0.forward(ctx, a, dims, correction, keepdim, True)
 
 
 @register(category="reduction", methods=("std",),
@@ -108,7 +183,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
-    return VarBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
+    return VarMeanBackward0.apply(input, dims, c, kd)
 
 
 @register(category="reduction",
@@ -116,4 +191,4 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
-    return StdBackward0.apply(input, dims, c, kd), mean(input, dim if not isinstance(dim, bool) else None, keepdim)
+    return StdMeanBackward0.apply(input, dims, c, kd)

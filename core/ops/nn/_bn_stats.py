@@ -1,0 +1,83 @@
+"""batch_norm's training statistics and output as ATen's CPU kernels compute them (batch_norm_kernel.cpp), for
+float32 / float64 inputs laid out C-contiguously:
+
+- image size > 1 (batch_norm_cpu_collect_stats_contiguous_impl): per channel, sum in at::acc_type (double)
+  over (n, i) in order, mean = (T)(sum / N); var_sum = sum in double of (T)((x - mean) * (x - mean));
+- image size 1, e.g. (N, C) (the channels-last impl): per channel a T buffer adds the rows in order, mean =
+  (T)((double)sum / N); var_sum: buffer = fma(x - mean, x - mean, buffer) row by row (the vectorised
+  y + (x - mean) * (x - mean), contracted), in T;
+then invstd = (T)(1 / sqrt((double)(var_sum / N) + eps)) with var_sum / N in T, alpha = invstd * weight,
+beta = fma(-mean, alpha, bias), out = fma(x, alpha, beta). Other layouts return None (the caller's path).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..pointwise import _fma
+
+_F64 = np.float64
+
+
+def _rows_fold(a):
+    """Sum over axis 0 of (N, C) adding whole rows in order (NumPy reduces a non-inner axis row by row; along its
+    inner loop it would sum pairwise, so the rows are made contiguous first)."""
+    if a.shape[0] == 1:
+        return a[0].copy()
+    if a.shape[1] > 1:
+        return np.add.reduce(np.ascontiguousarray(a), 0)
+    return np.add.accumulate(a, 0)[-1]
+
+
+def _fma_rows(d, dt):
+    """buf = fma(d[k], d[k], buf) for k in order, in dtype dt. float32: the float64 sum of buf and the exact
+    square, rounded to float32, two NumPy calls a row; the float64 sums are kept, and if any sits on a float32
+    midpoint (double rounding may then differ from one rounding) the rows run again through _fma.fma."""
+    if dt == np.float32:
+        sq = d.astype(_F64)
+        sq *= sq
+        sums = np.empty_like(sq)
+        buf = np.zeros(d.shape[1], dt)
+        add, copyto = np.add, np.copyto
+        for k in range(d.shape[0]):
+            add(buf, sq[k], out=sums[k])
+            copyto(buf, sums[k], casting="unsafe")
+        low = np.bitwise_and(sums.view(np.uint64), _fma._LOW29)
+        if not (low == _fma._MID).any():
+            return buf
+    buf = np.zeros(d.shape[1], dt)
+    for k in range(d.shape[0]):
+        buf = _fma.fma(d[k], d[k], buf, dt)
+    return buf
+
+
+def train_stats(x, eps):
+    """(mean, invstd) per channel in x's dtype, as ATen's training batch_norm; None when not modelled."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64) or not x.flags.c_contiguous or x.ndim < 2 or not x.size:
+        return None
+    c = x.shape[1]
+    n = x.size // c
+    image = x.size // (x.shape[0] * c)
+    if image > 1:
+        rows = x.reshape(x.shape[0], c, image).transpose(0, 2, 1).reshape(-1, c)   # (n, i) order per channel
+        s = _rows_fold(rows.astype(_F64))
+        mean = (s / n).astype(dt)
+        d = rows - mean
+        var_sum = _rows_fold((d * d).astype(_F64)).astype(dt)
+    else:
+        rows = x.reshape(-1, c)
+        s = _rows_fold(rows)
+        mean = (s.astype(_F64) / n).astype(dt)
+        var_sum = _fma_rows(rows - mean, dt)
+    var = var_sum / dt.type(n)
+    invstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(dt)
+    return mean, invstd
+
+
+def transform(x, mean, invstd, weight, bias):
+    """out = fma(x, alpha, beta), alpha = invstd * weight, beta = fma(-mean, alpha, bias) (per channel)."""
+    dt = x.dtype
+    alpha = invstd if weight is None else invstd * weight.astype(dt, copy=False)
+    beta = _fma.fma(-mean, alpha, dt.type(0) if bias is None else bias.astype(dt, copy=False), dt)   # contracted
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return _fma.fma(x, alpha.reshape(shape), beta.reshape(shape), dt)

@@ -1,0 +1,39 @@
+"""Loss reductions bit for bit with torch: apply_loss_reduction's sum / mean in torch's sum order, nll_loss's
+4-level cascade (nll_loss_out_frame; weights and ignore_index included), mse_loss_backward's norm * diff * grad."""
+import numpy as np
+import pytest
+
+import core
+
+
+def _bits_equal(ours, ref):
+    o = np.ascontiguousarray(np.atleast_1d(ours.detach().numpy()))
+    r = np.ascontiguousarray(np.atleast_1d(ref.detach().numpy()))
+    assert o.dtype == r.dtype and o.shape == r.shape
+    assert np.array_equal(o.view(np.uint8), r.view(np.uint8)) or np.array_equal(o, r, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 17, 300])
+def test_loss_reductions_bits(torch, dtype, n):
+    rng = np.random.default_rng(n)
+    x, y = (rng.standard_normal((n, 6)).astype(dtype) for _ in range(2))
+    t = rng.integers(0, 6, n)
+    t[::5] = 2
+    w = rng.random(6).astype(dtype)
+    for red in ("mean", "sum"):
+        for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
+            res = []
+            for lib in (core, torch):
+                xi = lib.from_numpy(x.copy()).requires_grad_(True)
+                out = getattr(lib.nn.functional, name)(xi, lib.from_numpy(y), reduction=red)
+                (g,) = lib.autograd.grad(out, xi)
+                res.append((out, g))
+            _bits_equal(res[0][0], res[1][0])
+            if name in ("mse_loss", "l1_loss"):
+                _bits_equal(res[0][1], res[1][1])
+        for kw in ({}, {"weight": w}, {"ignore_index": 2}, {"weight": w, "ignore_index": 2}):
+            outs = [lib.nn.functional.nll_loss(lib.from_numpy(x), lib.from_numpy(t), reduction=red,
+                                               **{k: (lib.from_numpy(v) if k == "weight" else v) for k, v in kw.items()})
+                    for lib in (core, torch)]
+            _bits_equal(*outs)
