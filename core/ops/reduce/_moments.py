@@ -119,7 +119,7 @@ def var_all(d, correction, take_sqrt):
     s = _sum_order.torch_sum(d, set(range(d.ndim)))
     mean = float(np.divide(s, d.dtype.type(n), dtype=d.dtype)) if s is not None else float(np.mean(d))
     lay = _sum_order._layout(d.shape, d.strides, set(range(d.ndim)))
-    if lay is None:
+    if not lay:   # no layout (or a single element)
         flat, inner = np.ravel(d, order="K"), n
     else:
         flat = np.lib.stride_tricks.as_strided(d, tuple(m for m, _, _ in reversed(lay)),

@@ -32,7 +32,7 @@ def _moments(d, dims, correction, keepdim, take_sqrt, with_mean):
     """ATen's var/std (and var_mean/std_mean with with_mean) on ndarray d: (result, mean or None), in d's
     dtype. var/std with one output element take std_var_all_cpu (float/double), everything else Welford
     (_moments.py)."""
-    ax = tuple(range(d.ndim)) if dims is None else tuple(dims)
+    ax = tuple(range(d.ndim)) if dims is None or d.ndim == 0 else tuple(dims)   # a 0-d tensor takes dim 0 / -1
     n = int(np.prod([d.shape[k] for k in ax]))
     out_shape = tuple(1 if k in ax else m for k, m in enumerate(d.shape)) if keepdim else \
         tuple(m for k, m in enumerate(d.shape) if k not in ax)
