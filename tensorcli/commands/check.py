@@ -12,7 +12,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt, QuietOpt
 
 HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
 
@@ -68,6 +68,7 @@ def register(app):
         max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
+        quiet: QuietOpt = False,
     ):
         import sys
         from tensorcli import io, render
@@ -86,9 +87,9 @@ def register(app):
                 sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
             if junit:
                 _write(junit, check_report.malformed_junit(errors))
-            for e in errors[:-1]:
+            for e in errors:   # one line each on stderr; the JSON above already says it on stdout
                 report_error(CliError(None, str(e)))
-            raise CliError(None, str(errors[-1]))
+            raise typer.Exit(2)
         if against_torch:
             try:
                 checks.torch_engine()

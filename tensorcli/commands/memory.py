@@ -18,7 +18,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, QuietOpt,
+                                        RequiresGradOpt)
 
 DEFAULT_MODES = "grad,no_grad,inference_mode"   # services.memory.DEFAULT_MODES (not imported: cheap module)
 
@@ -51,6 +52,7 @@ def register(app) -> None:
         json_: JsonOpt = False,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
+        quiet: QuietOpt = False,
     ):
         """What autograd keeps alive: graph, kept results and peak memory under grad, no_grad,
         inference_mode (and detach), for a model spec or an expression.

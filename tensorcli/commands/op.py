@@ -17,7 +17,7 @@ import typer
 
 from tensorcli.commands import escape_markup as _escape, fold_example
 from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
-                                        MaxRowsOpt, NoColorOpt, OutOpt)
+                                        MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
 from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
@@ -100,7 +100,7 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
            ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
            ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None), ("cli_max_bytes", MaxBytesOpt, None),
-           ("cli_full_data", FullDataOpt, False))
+           ("cli_full_data", FullDataOpt, False), ("cli_quiet", QuietOpt, False))
 
 
 # Options that only work on some ops: (group, option names). An op's registration says which

@@ -46,8 +46,18 @@ MaxBytesOpt = Annotated[Optional[str], typer.Option(
 FullDataOpt = Annotated[bool, typer.Option(
     "--full-data", help="With --json: every element, even above the summary threshold "
                         "(TENSORCLI_JSON_MAX_ELEMENTS, default 10000).")]
+def _apply_quiet(value):
+    """-q / --quiet: no progress bars or notes for the rest of the run (read as TENSORCLI_QUIET;
+    the app restores the variable when the command ends)."""
+    if value:
+        import os
+        os.environ["TENSORCLI_QUIET"] = "1"
+    return value
+
+
 QuietOpt = Annotated[bool, typer.Option(
-    "-q", "--quiet", help="No progress bars or notes on stderr (errors still print).")]
+    "-q", "--quiet", callback=_apply_quiet,
+    help="No progress bars or notes on stderr (errors still print).")]
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show where each output element comes from.")]
 AtOpt = Annotated[Optional[str], typer.Option(
     "--at", metavar="I,J", help="Explain one output element (implies --explain).")]
