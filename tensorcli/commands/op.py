@@ -339,13 +339,19 @@ def _render_extras(call, result, expl, bw, values, human):
 
 def run_all_dims(info, specs, values, max_rows):
     """--dim all: the op (and its --explain rows) for each dim of the input, side by side; a dim that
-    does not fit shows its error in its own column."""
+    does not fit shows its error in its own column. --json: one object, `dims` one entry per dim
+    (schema tensorcli.dims/2). Options that write one result (-o, --grid, --svg, --backward) are refused."""
     from tensorcli import io, render
     from tensorcli.render.explain import explain_lines, print_dims
     from tensorcli.services import run_op
     from tensorcli.services.explain_any import valid_dims
     if not any(s.name == "dim" for s in specs):
         raise CliError("--dim", f"{command_name(info.name)} takes no dim")
+    for key, flag in (("cli_out", "-o"), ("cli_grid", "--grid"), ("cli_svg", "--svg"), ("cli_backward", "--backward"),
+                      ("cli_grad_output", "--grad-output")):
+        if values.get(key) not in (None, False):
+            raise CliError(flag, f"cannot be combined with --dim all (one result per dim): give one --dim, "
+                                 f"e.g. --dim 0")
     probe = run_op.build_call(info, specs, dict(values, p_dim=None))
     at_text = values["cli_at"]
     explain_on = values["cli_explain"] or at_text is not None
@@ -363,9 +369,12 @@ def run_all_dims(info, specs, values, max_rows):
         if expl is not None:
             lines += explain_lines(expl, max_rows=max_rows)[1:]
         columns.append((d, lines))
-        objs.append(dict(run_op.to_json(info, call, result, expl, max_rows=max_rows), dim=d))
+        obj = run_op.to_json(info, call, result, expl, max_rows=max_rows, full_data=values.get("cli_full_data", False))
+        objs.append({"dim": d, **{k: v for k, v in obj.items() if k not in ("schema", "command")}})
     if values["cli_json"]:
-        sys.stdout.write(io.dumps({"op": info.name, "dims": objs}) + "\n")
+        from tensorcli.services import vocab
+        sys.stdout.write(io.dumps(vocab.envelope(command_name(info.name), {"op": info.name, "dims": objs},
+                                                 schema_name="dims")) + "\n")
         return
     print_dims(columns, no_color=values["cli_no_color"])
 
