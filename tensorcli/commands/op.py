@@ -20,8 +20,8 @@ from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, F
                                         MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
-from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
-                            TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, rule_text)
+from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, INT, INTS, NUMBER, OPERAND, STR, TENSOR,
+                            TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, param_help, rule_text)
 
 _P = inspect.Parameter
 
@@ -69,7 +69,7 @@ def help_text(info, specs) -> str:
 
 def _typer_param(spec: ParamSpec, info):
     """(annotation, default) for one op parameter."""
-    help_ = _escape(HELP.get(spec.name) or KIND_HELP.get(spec.kind) or "")
+    help_ = _escape(param_help(spec))
     if spec.positional:
         if spec.kind == TENSORS:
             return List[str], typer.Argument(..., metavar="TENSORS...", help=_escape(TENSOR_HELP), show_default=False)
