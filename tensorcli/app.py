@@ -184,8 +184,10 @@ class TensorcliGroup(TyperGroup):
         _catch_interrupts()
         from .services import limits
         state = limits.snapshot()
+        import warnings
         try:
-            code = self._run(argv, prog_name, complete_var, debug, json_command, **extra)
+            with warnings.catch_warnings():   # -q silences warnings for this run only
+                code = self._run(argv, prog_name, complete_var, debug, json_command, **extra)
         except KeyboardInterrupt:  # between two handlers
             code = EXIT_INTERRUPTED
         finally:
@@ -427,7 +429,7 @@ def build_app(only=None, modules=None) -> typer.Typer:
     def _root(version: bool = typer.Option(False, "-V", "--version", callback=_version, is_eager=True,
                                            help="Print the version and exit."),
               quiet: bool = typer.Option(False, "-q", "--quiet", callback=_quiet, is_eager=True,
-                                         help="No progress bars or notes on stderr (errors still print)."),
+                                         help="No progress bars, notes or warnings on stderr (errors still print)."),
               man: bool = typer.Option(False, "--man", callback=_man, is_eager=True,
                                        help="Print the manual page (roff) and exit: tensorcli --man | man -l -"),
               debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors "
