@@ -117,10 +117,10 @@ def commands(app):
     return typer.main.get_command(app).commands
 
 
-_TIME = re.compile(r"\d+(\.\d+)?\s?(ms|µs|us|ns|s)\b|±\s?\d+(\.\d+)?\s?%?|\d+(\.\d+)?\s?(KiB|MiB|GiB|B)\b")
+_TIME = re.compile(r"\d+(\.\d+)?\s?(ms|µs|us|ns|s)\b|\(\d+(\.\d+)?-\d+(\.\d+)?\)|\"(wall_s|\w+_s)\": [\d.e-]+")
 
 
-def outcome(app, argv, tmp_path, env=None):
+def outcome(app, argv, tmp_path, env=None, mask_times=True):
     """What a run did, as a comparable value: exit status, stdout, stderr (timings masked: they are
     noise, not an option's effect) and the files it left in the working directory."""
     cwd = os.getcwd()
@@ -134,7 +134,8 @@ def outcome(app, argv, tmp_path, env=None):
             os.remove(f)
     finally:
         os.chdir(cwd)
-    mask = (lambda t: _TIME.sub("T", t)) if argv[0] in ("memory", "check") else (lambda t: t)
+    noisy = mask_times and argv[0] in ("memory", "check")
+    mask = (lambda t: _TIME.sub("T", t)) if noisy else (lambda t: t)
     return r.exit_code, mask(r.stdout), mask(r.stderr), files
 
 
@@ -432,7 +433,7 @@ def test_check_dir_skips_toml_and_json_without_cases(app, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
     (tmp_path / "x.json").write_text("[[1, 2], [3, 4]]")
     (tmp_path / "cases.toml").write_text(CASES.split("[[case]]\nname = \"first")[0])
-    code, out, err, _ = outcome(app, ["check", ".", "--json"], tmp_path)
+    code, out, err, _ = outcome(app, ["check", ".", "--json"], tmp_path, mask_times=False)
     obj = json.loads(out)
     assert code == 0 and obj["summary"]["passed"] == 1 and obj["files"] == ["cases.toml"]
     code, _, err, _ = outcome(app, ["check", "pyproject.toml"], tmp_path)
@@ -440,3 +441,30 @@ def test_check_dir_skips_toml_and_json_without_cases(app, tmp_path):
     os.remove(tmp_path / "cases.toml")
     code, _, err, _ = outcome(app, ["check", "."], tmp_path)
     assert code == 2 and "no case files" in err
+
+
+# -- memory: parameter bytes, columns defined, timings only as medians ------------------------------
+
+def test_memory_shows_parameter_bytes_as_torch_counts_them(app, torch, tmp_path):
+    m = torch.nn.Linear(1000, 1000)
+    torch_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
+    argv = ["memory", "--model", "Linear(1000,1000)", "--input-shape", "1,1000", "--modes", "no_grad"]
+    code, out, _, _ = outcome(app, argv + ["--json"], tmp_path, mask_times=False)
+    assert code == 0 and json.loads(out)["source"]["parameter_bytes"] == torch_bytes
+    code, out, _, _ = outcome(app, argv, tmp_path, mask_times=False)
+    assert f"parameters: {torch_bytes / 2 ** 20:.1f} MiB" in out
+
+
+def test_memory_defines_its_columns_and_times_only_on_request(app, tmp_path):
+    from tensorcli.render.memory import LEGEND
+    argv = ["memory", "--model", "Linear(4,3)", "--input-shape", "2,4"]
+    _, out, _, _ = outcome(app, argv, tmp_path, mask_times=False)
+    for column in ("graph nodes", "saved tensors", "saved for backward", "kept results", "peak traced"):
+        assert f"{column}:" in LEGEND and " ".join(out.split()).count(column) >= 1
+    assert " ms" not in out and "time" not in out
+    _, out, _, _ = outcome(app, argv + ["--repeats", "3", "--json"], tmp_path, mask_times=False)
+    for mode in json.loads(out)["modes"].values():
+        t = mode["timing"]
+        assert t["repeats"] == 3 and t["min_s"] <= t["median_s"] == mode["wall_s"] <= t["max_s"]
+    _, out, _, _ = outcome(app, argv + ["--timings"], tmp_path, mask_times=False)
+    assert "median of 5 runs per mode" in out
