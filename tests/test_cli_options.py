@@ -468,3 +468,14 @@ def test_memory_defines_its_columns_and_times_only_on_request(app, tmp_path):
         assert t["repeats"] == 3 and t["min_s"] <= t["median_s"] == mode["wall_s"] <= t["max_s"]
     _, out, _, _ = outcome(app, argv + ["--timings"], tmp_path, mask_times=False)
     assert "median of 5 runs per mode" in out
+
+
+# -- the README's figures come from the tool ------------------------------------------------------------
+
+def test_readme_counts_are_what_tensorcli_ops_prints(app, tmp_path):
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8").read()
+    m = re.search(r"(\d+) op commands, `tensorcli ops --all` all (\d+) ops", " ".join(readme.split()))
+    assert m, "the README states the op counts"
+    for argv, said in ((["ops"], m.group(1)), (["ops", "--all"], m.group(2))):
+        first = outcome(app, argv, tmp_path)[1].splitlines()[0]
+        assert first.split()[0] == said, (argv, first)
