@@ -184,7 +184,10 @@ def test_errors_exit_2_with_one_line_naming_the_argument(app, args, arg):
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"tensorcli: error: {arg}"), r.stderr
-    assert r.stdout == ""
+    if "--json" in args:   # with --json the error is also a JSON object on stdout (docs/json.md)
+        assert json.loads(r.stdout)["schema"] == "tensorcli.error/2"
+    else:
+        assert r.stdout == ""
 
 
 def test_runtime_error_message_is_torchs(app, torch):
