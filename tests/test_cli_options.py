@@ -479,3 +479,44 @@ def test_readme_counts_are_what_tensorcli_ops_prints(app, tmp_path):
     for argv, said in ((["ops"], m.group(1)), (["ops", "--all"], m.group(2))):
         first = outcome(app, argv, tmp_path)[1].splitlines()[0]
         assert first.split()[0] == said, (argv, first)
+
+
+# -- every example in the non-op commands' --help runs (the op commands': tests/test_cli_generic.py) ------
+
+def _help_examples(commands):
+    out = []
+    for name in NON_OP:
+        text = re.sub(r"\\\n\s+", " ", commands[name].help.replace("\\\\\n", "\\\n"))
+        out += [(name, ln.strip()) for ln in text.splitlines() if ln.strip().startswith("tensorcli ")]
+    return out
+
+
+def _example_files(tmp_path):
+    import shutil
+    import numpy as np
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.save(tmp_path / "w.npy", np.ones((3, 2), dtype=np.float32))
+    np.save(tmp_path / "i.npy", np.array([[0, 2], [1, 0]]))
+    np.savez(tmp_path / "data.npz", weights=np.ones((2, 2), dtype=np.float32))
+    (tmp_path / "cases.toml").write_text(CASES.split("[[case]]\nname = \"first")[0].replace('"ok"', '"gather ok"'))
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "examples"), tmp_path / "examples")
+
+
+def test_every_help_example_of_the_other_commands_runs(app, commands, tmp_path, monkeypatch):
+    import gc
+    monkeypatch.setattr(gc, "collect", lambda *a: 0)   # check's collections: ~0.5 s each in this process
+    _example_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    examples = _help_examples(commands)
+    assert {name for name, _ in examples} == set(NON_OP), "a command without a --help example"
+    import numpy as np
+    for name, example in examples:
+        np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))   # an example may overwrite it
+        piped = None
+        for stage in example.split(" | "):
+            argv = shlex.split(stage.split("  (")[0].replace("2>/dev/null", ""))
+            if argv[0] != "tensorcli":   # xmllint and friends: what tensorcli printed is checked above
+                continue
+            r = CliRunner().invoke(app, argv[1:], input=piped, env=ENV)
+            assert r.exit_code == 0, (example, r.stderr)
+            piped = r.stdout_bytes
