@@ -43,7 +43,7 @@ Examples:
   tensorcli check examples/ --junit report.xml --against-torch
   tensorcli check examples/ --junit - 2>/dev/null | xmllint --noout -
 
-Directories contribute their *.toml and *.json files (sorted, not recursive).
+Directories contribute their case files (*.toml and *.json with [[case]] tables; sorted, not recursive): other TOML/JSON files, such as pyproject.toml, are skipped. A file named on the command line is always read.
 """
 
 
