@@ -26,7 +26,7 @@ if os.path.basename(sys.argv[0] or "") in ("tensorcli", "__main__.py"):  # the c
     except ValueError:  # pragma: no cover - not the main thread
         pass
 
-from typing import List  # noqa: E402 - after the SIGINT handler: imports below take ~100 ms
+from typing import List, Optional  # noqa: E402 - after the SIGINT handler: imports below take ~100 ms
 
 import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup
@@ -173,21 +173,29 @@ class TensorcliGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        argv = list(sys.argv[1:] if args is None else args)
+        argv = hoist_global_options(list(sys.argv[1:] if args is None else args))
+        if not argv and not os.environ.get("_TENSORCLI_COMPLETE"):   # `tensorcli` alone: a short usage
+            sys.stdout.write(SHORT_USAGE)
+            return 0 if not standalone_mode else sys.exit(0)
         debug = debug_requested(argv)
+        json_command = _json_command(argv)
+        quiet_before = os.environ.get("TENSORCLI_QUIET")
         _light_params(self)
         _catch_interrupts()
         from .services import limits
         state = limits.snapshot()
         _forget_inputs()
+        import warnings
         try:
-            code = self._run(argv, prog_name, complete_var, debug, **extra)
+            with warnings.catch_warnings():   # -q silences warnings for this run only
+                code = self._run(argv, prog_name, complete_var, debug, json_command, **extra)
         except KeyboardInterrupt:  # between two handlers
             code = EXIT_INTERRUPTED
         finally:
             _ignore_interrupts()
             limits.restore(state)
             _forget_inputs()
+            _restore_env("TENSORCLI_QUIET", quiet_before)
         if not standalone_mode:
             return code
         try:
@@ -198,13 +206,14 @@ class TensorcliGroup(TyperGroup):
             pass
         sys.exit(code)
 
-    def _run(self, argv, prog_name, complete_var, debug, **extra) -> int:
-        """The command's exit status, by the contract of tensorcli.errors."""
+    def _run(self, argv, prog_name, complete_var, debug, json_command=None, **extra) -> int:
+        """The command's exit status, by the contract of tensorcli.errors (with --json, an error is
+        also a JSON object on stdout)."""
         try:
             _apply_default_limit()
             rv = super().main(argv, prog_name or "tensorcli", complete_var, standalone_mode=False, **extra)
         except _ClickException as e:
-            return _usage_error(e, debug)
+            return _usage_error(e, debug, json_command)
         except (_ClickAbort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
             _quiet_stderr_newline()
             return EXIT_INTERRUPTED
@@ -220,7 +229,7 @@ class TensorcliGroup(TyperGroup):
             if isinstance(e, OSError) and getattr(e, "errno", None) == 32:  # EPIPE wrapped by a writer
                 _silence_stdout()
                 return EXIT_OK
-            return report(e, debug=debug)
+            return report(e, debug=debug, json_command=json_command)
         return rv if isinstance(rv, int) else 0
 
 
@@ -230,6 +239,39 @@ def _forget_inputs():
     npyfile = sys.modules.get("tensorcli.io.npyfile")
     if npyfile is not None:
         npyfile.forget_inputs()
+# Options every command accepts, also before the command (`tensorcli -q gather ...` is run as
+# `tensorcli gather -q ...`): name -> whether it takes a value.
+GLOBAL_OPTIONS = {"-q": False, "--quiet": False, "--debug": False, "--no-color": False, "--max-bytes": True}
+
+
+def hoist_global_options(argv: list) -> list:
+    """Move the global options written before the command to just after it, where every command
+    accepts them: one place parses them, whichever side of the command they are written on."""
+    moved, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        name = a.split("=", 1)[0]
+        if name not in GLOBAL_OPTIONS:
+            break
+        takes = GLOBAL_OPTIONS[name] and "=" not in a
+        moved += argv[i:i + 1 + takes]
+        i += 1 + takes
+    rest = argv[i:]
+    if not moved or not rest or rest[0].startswith("-"):   # no command follows (`tensorcli -q --help`)
+        return argv
+    return [rest[0], *moved, *rest[1:]]
+
+
+def _after_global_options(argv) -> list:
+    """argv from the command name on (global options before it skipped)."""
+    return hoist_global_options(list(argv))
+
+
+def _restore_env(name, value):
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _catch_interrupts():
@@ -285,6 +327,14 @@ def _ops_without_command(commands) -> list:
     return [n for n in OPS if n.replace("_", "-") not in have and "." not in n]
 
 
+def _json_command(argv) -> str | None:
+    """The command's name when the command line asks for --json (before a `--`), else None."""
+    if "--json" not in argv[: argv.index("--") if "--" in argv else len(argv)]:
+        return None
+    words = [a for a in _after_global_options(argv) if not a.startswith("-")]
+    return words[0] if words else "tensorcli"
+
+
 def _silence_stdout():
     import os
     try:
@@ -294,7 +344,7 @@ def _silence_stdout():
         pass
 
 
-def _usage_error(e, debug) -> int:
+def _usage_error(e, debug, json_command=None) -> int:
     if type(e).__name__ == "NoArgsIsHelpError":  # `tensorcli` alone: the help (Rich already printed it)
         text = e.format_message()
         if text.strip():
@@ -305,7 +355,7 @@ def _usage_error(e, debug) -> int:
     if ctx is not None:
         hint = f" (see '{ctx.command_path} --help')"
     err = CliError(None, one_line(e.format_message()) + hint)
-    report(err, debug=debug)
+    report(err, debug=debug, json_command=json_command)
     return getattr(e, "exit_code", EXIT_USAGE) or EXIT_USAGE
 
 
@@ -356,6 +406,26 @@ Environment: TENSORCLI_MAX_BYTES (largest single allocation, as --max-bytes; def
 Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 
 
+SHORT_USAGE = """\
+Usage: tensorcli COMMAND [ARGS]... [OPTIONS]
+
+See what a PyTorch tensor op does, from the shell: each op command runs the op
+(PyTorch's semantics) and --explain shows where every output element came from.
+
+  tensorcli gather '[[1,2,3],[4,5,6]]' --dim 1 --index '[[0,2],[1,0]]' --explain
+  tensorcli show x.npy                     shape, dtype, statistics, values
+  tensorcli eval 'a @ b' --let a=... --let b=...    any expression, safely
+  tensorcli grad 'y = 2 * x ** 2' --let x='[1.0]' --requires-grad x
+  tensorcli check examples/                run TOML/JSON case files
+
+Every command: --help, --json, -q, --debug, --no-color, --max-bytes SIZE.
+Exit status: 0 ok, 1 a check failed, 2 bad usage or input, 130 interrupted.
+
+The full list:  tensorcli --help     (every command and option)
+                tensorcli ops        (every op command with its formula)
+"""
+
+
 def build_app(only=None, modules=None) -> typer.Typer:
     """The Typer app. `only` (a set of command names) registers just those op commands (main()'s
     fast path); `modules` overrides COMMAND_MODULES (tests)."""
@@ -367,9 +437,14 @@ def build_app(only=None, modules=None) -> typer.Typer:
     def _root(version: bool = typer.Option(False, "-V", "--version", callback=_version, is_eager=True,
                                            help="Print the version and exit."),
               quiet: bool = typer.Option(False, "-q", "--quiet", callback=_quiet, is_eager=True,
-                                         help="No progress bars or notes on stderr (errors still print)."),
+                                         help="No progress bars, notes or warnings on stderr (errors still print)."),
               man: bool = typer.Option(False, "--man", callback=_man, is_eager=True,
-                                       help="Print the manual page (roff) and exit: tensorcli --man | man -l -")):
+                                       help="Print the manual page (roff) and exit: tensorcli --man | man -l -"),
+              debug: bool = typer.Option(False, "--debug", help="Show the Python traceback on errors "
+                                         "(also after the command, as -q, --no-color and --max-bytes)."),
+              no_color: bool = typer.Option(False, "--no-color", help="No colours."),
+              max_bytes: Optional[str] = typer.Option(None, "--max-bytes", metavar="SIZE",
+                                                      help="Refuse any single allocation above SIZE.")):
         """tensorcli"""
 
     from .commands import COMMAND_MODULES, op
@@ -421,9 +496,7 @@ def __getattr__(name):
 
 def _fast_path_names(argv):
     """The op command named on the command line, when it is the only one we need to build."""
-    for a in argv:
-        if a in ("-q", "--quiet"):
-            continue
+    for a in hoist_global_options(list(argv)):
         if a.startswith("-"):
             return None  # an option before the command (--help, --version): build everything
         return {a}
@@ -452,7 +525,7 @@ def main(argv=None):
     if argv in (["--version"], ["-V"]):
         sys.stdout.write(f"tensorcli {__version__}\n")
         return 0
-    if not argv or argv[0] in ("--help", "-h"):
+    if argv and argv[0] in ("--help", "-h"):
         code = _group_help(argv)
         if code is not None:
             return code

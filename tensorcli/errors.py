@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from contextlib import contextmanager
 
@@ -48,7 +49,22 @@ class CliError(Exception):
         self.message = message
 
     def __str__(self):
-        return f"{self.arg}: {self.message}" if self.arg else self.message
+        if not self.arg or names_itself(self.arg, self.message):
+            return self.message
+        return f"{self.arg}: {self.message}"
+
+
+_CALLER = re.compile(r"(?:torch\.)?([A-Za-z_][\w.]*)(?:\(\))?:")
+
+
+def names_itself(arg: str, message: str) -> bool:
+    """Whether `message` already starts with the op `arg` names (core's "gather(): Expected ...",
+    "scatter(): ..." for scatter-add, "index_select_out_cpu_(): ..."): then one prefix is enough."""
+    m = _CALLER.match(message)
+    if m is None:
+        return False
+    said, name = m.group(1).replace("-", "_"), arg.lstrip("-").replace("-", "_")
+    return len(said) >= 3 and len(name) >= 3 and (said.startswith(name) or name.startswith(said))
 
 
 def one_line(text: str, limit: int = 400) -> str:
@@ -100,7 +116,8 @@ def debug_requested(args=None) -> bool:
 
 
 def _stderr_color() -> bool:
-    if os.environ.get("NO_COLOR") or os.environ.get("_TYPER_FORCE_DISABLE_TERMINAL"):
+    if (os.environ.get("NO_COLOR") or os.environ.get("_TYPER_FORCE_DISABLE_TERMINAL")
+            or "--no-color" in sys.argv[1:]):
         return False
     try:
         return sys.stderr.isatty()
@@ -108,8 +125,10 @@ def _stderr_color() -> bool:
         return False
 
 
-def report(exc: BaseException, *, debug: bool = False) -> int:
-    """Print one line for `exc` on stderr (traceback first with debug) and return the exit status."""
+def report(exc: BaseException, *, debug: bool = False, json_command: str | None = None) -> int:
+    """Print one line for `exc` on stderr (traceback first with debug) and return the exit status.
+    With `json_command` (the command ran with --json) the error is also one JSON object on stdout:
+    ``{"schema": "tensorcli.error/2", "command", "error", "exit"}`` (docs/json.md)."""
     if debug:
         import traceback
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
@@ -132,7 +151,20 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+    if json_command is not None:
+        write_json_error(json_command, one_line(text), code)
     return code
+
+
+def write_json_error(command: str, text: str, code: int) -> None:
+    """The error as --json reports it: one object on stdout, as every --json output."""
+    import json
+    obj = {"schema": "tensorcli.error/2", "command": command, "error": text, "exit": code}
+    try:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def fail(exc: BaseException, *, debug: bool = False):

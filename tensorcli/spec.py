@@ -79,14 +79,53 @@ HELP = {
     "equation": "Einstein summation equation, e.g. 'ij,jk->ik'.",
     "keepdim": "Keep the reduced dims as size 1 (torch's keepdim=True).",
     "accumulate": "Add values into input instead of overwriting (torch's accumulate=True).",
+    "stride": "Step of the window: one int for every spatial dim, or comma-separated, e.g. 2,1.",
+    "padding": "Zeros added on both sides of each spatial dim: an int, comma-separated ints, 'valid' or 'same'.",
+    "dilation": "Spacing between kernel elements: an int, or comma-separated per spatial dim.",
+    "kernel_size": "Window size: an int, or comma-separated per spatial dim, e.g. 2,2.",
+    "output_padding": "Extra size added to one side of each output dim (transposed convolution).",
+    "groups": "Split the channels into this many groups, each with its own part of the weight.",
+    "eps": "Added to the denominator for numerical stability.",
+    "largest": "Take the largest elements (--no-largest: the smallest).",
+    "sorted": "Return the elements sorted.",
+    "descending": "Sort in descending order.",
+    "stable": "A stable sort: equal elements keep their order.",
+    "align_corners": "Treat the corner pixels' centres as the -1/+1 points (torch's align_corners=True).",
+    "ceil_mode": "Round the output size up (torch's ceil_mode=True).",
+    "return_indices": "Also return the indices of the chosen elements.",
+    "training": "Training mode: dropout draws noise, batch norm uses batch statistics.",
+    "unbiased": "Bessel's correction (divide by N - 1).",
+    "correction": "Subtract this from N in the divisor (1: unbiased).",
+    "p": "The probability or the norm's exponent, as the op's torch documentation says.",
+    "min": "Lower bound (none when omitted).",
+    "max": "Upper bound (none when omitted).",
+    "rtol": "Relative tolerance.",
+    "atol": "Absolute tolerance.",
+    "upper": "Use the upper triangle.",
 }
 KIND_HELP = {
     TENSOR: "Tensor: JSON, .npy/.npz[:key]/.json path, or - for stdin.",
     TENSORS: "Tensors: JSON, .npy/.npz[:key]/.json paths, or - (once).",
     OPERAND: "A number or a tensor.",
-    INTS: "Comma-separated integers, e.g. 1,0,2.",
+    INTS: "Comma-separated integers, e.g. 2,3.",
     DIM: "An integer, or comma-separated integers.",
 }
+
+
+def param_help(spec) -> str:
+    """An op option's --help text: the name's own (HELP), its kind's (KIND_HELP), or for plain
+    integers, numbers, flags and words the torch argument it sets (every option has help)."""
+    text = HELP.get(spec.name) or KIND_HELP.get(spec.kind)
+    if text:
+        return text
+    arg = f"torch's {spec.name}= argument"
+    if spec.kind == FLAG:
+        on = spec.default is True
+        return f"{spec.name}={'False with --no-' + spec.cli[2:] if on else 'True'} ({arg})."
+    return {INT: f"An integer: {arg}.", NUMBER: f"A number (int, float, inf, nan, true, false): {arg}.",
+            STR: f"A word: {arg}."}.get(spec.kind, f"Value of {arg}.")
+
+
 TENSOR_HELP = "JSON literal ('[[1,2],[3,4]]'), a .npy/.npz[:key]/.json path, or - for stdin."
 
 _P = inspect.Parameter

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 
@@ -64,8 +65,8 @@ CORPUS = [
     ("stdin-npy-with-key", G + ["--index", "-:k"], npy([1]), "--index: stdin holds .npy data"),
     ("two-stdin", ["gather", "-", "--dim", "1", "--index", "-"], npy([[1, 2]]), "--index: stdin ('-') can only"),
     ("unknown-dtype", ["show", X, "--dtype", "float128"], None, "--dtype: unknown dtype 'float128'"),
-    ("nan-index", G + ["--index", "[[NaN, 0], [0, 0]]"], None, "gather: "),
-    ("float-index", G + ["--index", "[[0.0, 1.0], [0.0, 0.0]]"], None, "gather: "),
+    ("nan-index", G + ["--index", "[[NaN, 0], [0, 0]]"], None, "error: gather(): Expected dtype"),
+    ("float-index", G + ["--index", "[[0.0, 1.0], [0.0, 0.0]]"], None, "error: gather(): Expected dtype"),
     ("index-out-of-range", G + ["--index", "[[5, 0], [0, 0]]"], None, "gather: "),
     ("negative-index-out-of-range", G + ["--index", "[[-4, 0], [0, 0]]"], None, "gather: "),
     ("dim-out-of-range", ["gather", X, "--dim", "5", "--index", IDX], None, "gather: "),
@@ -122,7 +123,11 @@ def test_bad_input_exits_2_with_one_line(app, tmp_path, monkeypatch, case):
     assert err.endswith("\n") and err.count("\n") == 1, repr(err)
     assert err.startswith("tensorcli: error: ")
     assert needle in err, err
-    assert "Traceback" not in err and r.stdout == ""
+    assert "Traceback" not in err
+    if "--json" in argv:   # the error is also a JSON object on stdout (tests/test_cli_options.py)
+        assert json.loads(r.stdout)["error"] in err
+    else:
+        assert r.stdout == ""
 
 
 def test_debug_adds_the_traceback(app):

@@ -188,7 +188,10 @@ def test_errors_exit_2_with_one_line_naming_the_argument(app, args, arg):
         assert lines[-1].startswith("  rule: view / reshape") and all(x.startswith("  ") for x in lines[1:])
     else:
         assert len(lines) == 1, r.stderr
-    assert r.stdout == ""
+    if "--json" in args:   # with --json the error is also a JSON object on stdout (docs/json.md)
+        assert json.loads(r.stdout)["schema"] == "tensorcli.error/2"
+    else:
+        assert r.stdout == ""
 
 
 def test_runtime_error_message_is_torchs(app, torch):

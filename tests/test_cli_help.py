@@ -199,9 +199,9 @@ sys.exit(A.main(sys.argv[1:]))
 """
 
 
-# the three ways to ask for help at one width, and --help at each width and colour setting: the two are
-# independent (the arguments pick the group help; the environment only changes how it is drawn)
-@pytest.mark.parametrize("args,env", [(["-h"], {"COLUMNS": "100"}), ([], {"COLUMNS": "100"})] +
+# -h at one width and --help at each width and colour setting (bare `tensorcli` prints a short usage:
+# tests/test_cli_options.py): the two are independent (the arguments pick the group help; the environment only changes how it is drawn)
+@pytest.mark.parametrize("args,env", [(["-h"], {"COLUMNS": "100"})] +
                          [(["--help"], env) for env in ({"COLUMNS": "100"}, {"COLUMNS": "60"}, {"COLUMNS": "150"},
                                                         {"COLUMNS": "100", "FORCE_COLOR": "1", "NO_COLOR": ""})])
 def test_group_help_is_what_typer_draws(args, env):

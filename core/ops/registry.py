@@ -7,6 +7,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import re
 import os
 import sys
 import types
@@ -101,6 +102,31 @@ def accept_numpy_aliases(fn):
     return call
 
 
+# The end of a sentence: . ! or ? (not in "...", "e.g.", "i.e.", "vs."), maybe closing a parenthesis.
+_SENTENCE_END = re.compile(r"(?<![.\s])(?<!e\.g)(?<!i\.e)(?<!\bvs)[.!?]\)?(?=\s|$)")
+LONG_SUMMARY = 120   # a longer first sentence ends at its first '; ' clause in listings
+
+
+def summary_of(doc: str) -> str:
+    """A docstring's summary for listings and --help: the first sentence of its first paragraph
+    (a sentence wrapped over several lines is joined, never cut mid-sentence); a first sentence
+    longer than LONG_SUMMARY characters ends at its first '; ' clause. Always ends a sentence."""
+    para = " ".join((doc or "").strip().split("\n\n")[0].split())
+    if not para:
+        return ""
+    m = _SENTENCE_END.search(para)
+    first = para[:m.end()] if m else para
+    if len(first) > LONG_SUMMARY:   # the first '; ' outside parentheses and brackets
+        for m in re.finditer("; ", first):
+            head = first[:m.start()]
+            if m.start() >= 30 and head.count("(") == head.count(")") and head.count("[") == head.count("]"):
+                first = head
+                break
+    if _SENTENCE_END.search(first[-2:] + " ") is None:
+        first = first.rstrip(";:, ") + "."
+    return first
+
+
 def register(name=None, *, category, methods=(), inplace=None, function=True, summary=None,
              kind=None, rule=None, cli=False, **extras):
     """Register a public op function. `methods` are attached to Tensor (the function's
@@ -110,7 +136,7 @@ def register(name=None, *, category, methods=(), inplace=None, function=True, su
     def deco(fn):
         fn = accept_numpy_aliases(fn)
         opname = name or fn.__name__
-        doc = summary or (inspect.getdoc(fn) or "").split("\n")[0]
+        doc = summary or summary_of(inspect.getdoc(fn) or "")
         inplace_name = inplace[0] if isinstance(inplace, tuple) else inplace
         OPS[opname] = OpInfo(opname, fn, category, doc, tuple(methods), inplace_name, kind, rule, cli, extras)
         if function:

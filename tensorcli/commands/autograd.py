@@ -53,7 +53,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        RequiresGradOpt)
+                                        QuietOpt, RequiresGradOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
@@ -97,6 +97,7 @@ def grad(
     full_data: FullDataOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
 ):
     """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
     from tensorcli import io, render
@@ -160,6 +161,7 @@ def graph(
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
 ):
     """The autograd graph of EXPR's result: nodes back to the leaves, with what each saved for backward."""
     from tensorcli import render
@@ -190,6 +192,7 @@ def modes(
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
 ):
     """Run EXPR under each grad mode (enabled, no_grad, enable_grad, set_grad_enabled, inference_mode)."""
     from tensorcli import render

@@ -12,7 +12,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt, QuietOpt
 
 HELP = """Run the checks in TOML/JSON case files: exit 0 if all pass, 1 if any fails, 2 if a file is malformed.
 
@@ -43,7 +43,7 @@ Examples:
   tensorcli check examples/ --junit report.xml --against-torch
   tensorcli check examples/ --junit - 2>/dev/null | xmllint --noout -
 
-Directories contribute their *.toml and *.json files (sorted, not recursive).
+Directories contribute their case files (*.toml and *.json with [[case]] tables; sorted, not recursive): other TOML/JSON files, such as pyproject.toml, are skipped. A file named on the command line is always read.
 
 Data files named in a case file must lie in its directory (or below it): an absolute path, or '..' or a symlink that leads out, is refused unless --allow-path names a directory that holds it. --junit never overwrites a file the run reads.
 """
@@ -74,6 +74,7 @@ def register(app):
         max_bytes: MaxBytesOpt = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
+        quiet: QuietOpt = False,
     ):
         import sys
         from tensorcli import io, render
@@ -89,9 +90,9 @@ def register(app):
                 sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
             if junit:
                 _write(junit, check_report.malformed_junit(errors))
-            for e in errors[:-1]:
+            for e in errors:   # one line each on stderr; the JSON above already says it on stdout
                 report_error(CliError(None, str(e)))
-            raise CliError(None, str(errors[-1]))
+            raise typer.Exit(2)
         if against_torch:
             try:
                 checks.torch_engine()

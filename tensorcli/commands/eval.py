@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        OutOpt, RequiresGradOpt)
+                                        OutOpt, QuietOpt, RequiresGradOpt)
 
 EXAMPLES = (
     "tensorcli eval 'a @ b' --let a='[[1.0, 2.0], [3.0, 4.0]]' --let b='[[0.5], [1.0]]'",
@@ -48,6 +48,7 @@ def eval_(
     max_bytes: MaxBytesOpt = None,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
+    quiet: QuietOpt = False,
 ):
     import sys
     from tensorcli import io

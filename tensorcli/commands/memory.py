@@ -18,7 +18,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, QuietOpt,
+                                        RequiresGradOpt)
 
 DEFAULT_MODES = "grad,no_grad,inference_mode"   # services.memory.DEFAULT_MODES (not imported: cheap module)
 
@@ -47,10 +48,16 @@ def register(app) -> None:
         backward: Annotated[bool, typer.Option(
             "--backward", help="Run out.sum().backward() after each forward (when the result requires grad).")] = False,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the model's parameters and of the inputs.")] = 0,
+        timings: Annotated[bool, typer.Option(
+            "--timings", help="Also show each mode's run time: the median over --repeats runs (modes "
+                              "interleaved) with its min-max spread. Off by default: one run's time is noise.")] = False,
+        repeats: Annotated[Optional[int], typer.Option(
+            "--repeats", metavar="N", help="Runs per mode for --timings (default 5; implies --timings).")] = None,
         max_bytes: MaxBytesOpt = None,
         json_: JsonOpt = False,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
+        quiet: QuietOpt = False,
     ):
         """What autograd keeps alive: graph, kept results and peak memory under grad, no_grad,
         inference_mode (and detach), for a model spec or an expression.
@@ -59,20 +66,26 @@ def register(app) -> None:
 
           tensorcli memory --model 'Linear(1000,1000)' --input-shape 100,1000 \\
               --batches 5 --keep-outputs
+
+        Run times are shown only with --timings (the median of --repeats runs, with min-max).
         """
         from functools import partial
         from tensorcli import io, render
         from tensorcli.render.memory import progress_bar, render as render_memory
         from tensorcli.services import memory as svc
+        timings = timings or repeats is not None
         report, shape = svc.measure_command(
             model=model, expr=expr, input_shape=input_shape, input_=input_, let=let, requires_grad=requires_grad,
             dtype=dtype, batches=batches, modes=modes, keep_outputs=keep_outputs, backward=backward, seed=seed,
-            max_bytes=max_bytes, progress_bar=partial(progress_bar, no_color=no_color))
+            max_bytes=max_bytes, progress_bar=partial(progress_bar, no_color=no_color),
+            repeats=(5 if repeats is None else repeats) if timings else 1)
         if json_:
             typer.echo(io.dumps(svc.to_json(report, model=model, expr=expr, input_shape=shape, batches=batches,
                                         keep_outputs=keep_outputs, backward=backward, seed=seed)))
             return
         what = f"--model '{model}'" if model is not None else f"'{expr}'"
         render_memory(report, render.console(no_color), title=f"memory of {what}, {batches} batch"
-               f"{'es' if batches != 1 else ''}{', outputs kept' if keep_outputs else ''}"
-               f"{', with backward' if backward else ''}")
+                      f"{'es' if batches != 1 else ''}{', outputs kept' if keep_outputs else ''}"
+                      f"{', with backward' if backward else ''}",
+                      timings=report.timings if timings else None, parameter_bytes=report.parameter_bytes,
+                      parameters_of="the model's parameters" if model is not None else "the --requires-grad tensors")

@@ -17,11 +17,11 @@ import typer
 
 from tensorcli.commands import escape_markup as _escape, fold_example
 from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
-                                        MaxRowsOpt, NoColorOpt, OutOpt)
+                                        MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
-from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, HELP, INT, INTS, KIND_HELP, NUMBER, OPERAND, STR, TENSOR,
-                            TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, rule_text)
+from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, INT, INTS, NUMBER, OPERAND, STR, TENSOR,
+                            TENSOR_HELP, TENSORS, ParamSpec, classify, command_name, examples, param_help, rule_text)
 
 _P = inspect.Parameter
 
@@ -69,7 +69,7 @@ def help_text(info, specs) -> str:
 
 def _typer_param(spec: ParamSpec, info):
     """(annotation, default) for one op parameter."""
-    help_ = _escape(HELP.get(spec.name) or KIND_HELP.get(spec.kind) or "")
+    help_ = _escape(param_help(spec))
     if spec.positional:
         if spec.kind == TENSORS:
             return List[str], typer.Argument(..., metavar="TENSORS...", help=_escape(TENSOR_HELP), show_default=False)
@@ -100,7 +100,7 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
            ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
            ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None), ("cli_max_bytes", MaxBytesOpt, None),
-           ("cli_full_data", FullDataOpt, False))
+           ("cli_full_data", FullDataOpt, False), ("cli_quiet", QuietOpt, False))
 
 
 # Options that only work on some ops: (group, option names). An op's registration says which
@@ -346,13 +346,19 @@ def _render_extras(call, result, expl, bw, values, human):
 
 def run_all_dims(info, specs, values, max_rows):
     """--dim all: the op (and its --explain rows) for each dim of the input, side by side; a dim that
-    does not fit shows its error in its own column."""
+    does not fit shows its error in its own column. --json: one object, `dims` one entry per dim
+    (schema tensorcli.dims/2). Options that write one result (-o, --grid, --svg, --backward) are refused."""
     from tensorcli import io, render
     from tensorcli.render.explain import explain_lines, print_dims
     from tensorcli.services import run_op
     from tensorcli.services.explain_any import valid_dims
     if not any(s.name == "dim" for s in specs):
         raise CliError("--dim", f"{command_name(info.name)} takes no dim")
+    for key, flag in (("cli_out", "-o"), ("cli_grid", "--grid"), ("cli_svg", "--svg"), ("cli_backward", "--backward"),
+                      ("cli_grad_output", "--grad-output")):
+        if values.get(key) not in (None, False):
+            raise CliError(flag, f"cannot be combined with --dim all (one result per dim): give one --dim, "
+                                 f"e.g. --dim 0")
     probe = run_op.build_call(info, specs, dict(values, p_dim=None))
     at_text = values["cli_at"]
     explain_on = values["cli_explain"] or at_text is not None
@@ -370,9 +376,12 @@ def run_all_dims(info, specs, values, max_rows):
         if expl is not None:
             lines += explain_lines(expl, max_rows=max_rows)[1:]
         columns.append((d, lines))
-        objs.append(dict(run_op.to_json(info, call, result, expl, max_rows=max_rows), dim=d))
+        obj = run_op.to_json(info, call, result, expl, max_rows=max_rows, full_data=values.get("cli_full_data", False))
+        objs.append({"dim": d, **{k: v for k, v in obj.items() if k not in ("schema", "command")}})
     if values["cli_json"]:
-        sys.stdout.write(io.dumps({"op": info.name, "dims": objs}) + "\n")
+        from tensorcli.services import vocab
+        sys.stdout.write(io.dumps(vocab.envelope(command_name(info.name), {"op": info.name, "dims": objs},
+                                                 schema_name="dims")) + "\n")
         return
     print_dims(columns, no_color=values["cli_no_color"])
 

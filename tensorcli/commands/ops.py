@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from tensorcli.commands import escape_markup
-from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt
+from tensorcli.commands.options import DebugOpt, JsonOpt, MaxBytesOpt, NoColorOpt, QuietOpt
 
 HELP = escape_markup("""List the op commands with their one-line meaning and formula.
 
@@ -27,7 +27,7 @@ def register(app):
             dim: Annotated[int, typer.Option("--dim", help="dim used for the formulas.")] = 1,
             all_: Annotated[bool, typer.Option("--all", help="Also ops without a command.")] = False,
             json_: JsonOpt = False, max_bytes: MaxBytesOpt = None, debug: DebugOpt = False,
-            no_color: NoColorOpt = False):
+            no_color: NoColorOpt = False, quiet: QuietOpt = False):
         import sys
         from tensorcli import io, render
         from tensorcli.errors import CliError

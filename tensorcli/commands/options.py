@@ -46,8 +46,20 @@ MaxBytesOpt = Annotated[Optional[str], typer.Option(
 FullDataOpt = Annotated[bool, typer.Option(
     "--full-data", help="With --json: every element, even above the summary threshold "
                         "(TENSORCLI_JSON_MAX_ELEMENTS, default 10000).")]
+def _apply_quiet(value):
+    """-q / --quiet: no progress bars, notes or warnings for the rest of the run (read as
+    TENSORCLI_QUIET; the app restores the variable and the warning filters when the command ends)."""
+    if value:
+        import os
+        import warnings
+        os.environ["TENSORCLI_QUIET"] = "1"
+        warnings.simplefilter("ignore")   # PyTorch's warnings are notes too (the app restores the filters)
+    return value
+
+
 QuietOpt = Annotated[bool, typer.Option(
-    "-q", "--quiet", help="No progress bars or notes on stderr (errors still print).")]
+    "-q", "--quiet", callback=_apply_quiet,
+    help="No progress bars, notes or warnings on stderr (errors still print).")]
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show where each output element comes from.")]
 AtOpt = Annotated[Optional[str], typer.Option(
     "--at", metavar="I,J", help="Explain one output element (implies --explain).")]

@@ -5,7 +5,8 @@ from typing import Annotated
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, MaxBytesOpt, NoColorOpt, OutOpt
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, MaxBytesOpt, NoColorOpt, OutOpt,
+                                        QuietOpt)
 
 HELP = """Print a tensor with its shape, dtype, min/max/mean/std and NaN/Inf counts.
 
@@ -27,7 +28,7 @@ def register(app):
                                                    help="JSON literal, .npy/.npz[:key]/.json path, or -.")],
              dtype: DtypeOpt = None, out: OutOpt = None, json_: JsonOpt = False,
              full_data: FullDataOpt = False, max_bytes: MaxBytesOpt = None,
-             debug: DebugOpt = False, no_color: NoColorOpt = False):
+             debug: DebugOpt = False, no_color: NoColorOpt = False, quiet: QuietOpt = False):
         import sys
         from tensorcli import io, render
         from tensorcli.errors import CliError

@@ -27,19 +27,40 @@ def _fmt_ratio(r):
     return f"{r:.2f}x"
 
 
-def render(report, console, *, title="memory") -> None:
-    """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart."""
+# What each column of the table means, printed under it (the words a reader needs, once).
+LEGEND = ("graph nodes: autograd nodes reachable from the kept results. saved tensors: distinct buffers the "
+          "graph keeps for backward; saved for backward: their bytes. kept results: bytes of the results "
+          "the loop keeps. peak traced: the most bytes allocated at once during the run, above what was "
+          "allocated before it (tracemalloc, NumPy's buffers included).")
+
+
+def _ms(s):
+    return f"{s * 1000:.0f}" if s >= 0.1 else f"{s * 1000:.2f}"
+
+
+def render(report, console, *, title="memory", timings=None, parameter_bytes=None,
+           parameters_of="the model's parameters") -> None:
+    """Rich tables: per mode, ratio, per-layer breakdown under grad, bytes bar chart. `timings`
+    ({mode: {repeats, median_s, min_s, max_s}}) adds the time column; without it no time is shown."""
 
     t = Table(title=safe.text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col, just in (("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
-                      ("saved for\nbackward", "right"), ("kept\nresults", "right"), ("peak\ntraced", "right"),
-                      ("wall\ntime", "right")):
+    cols = [("mode", "left"), ("graph\nnodes", "right"), ("saved\ntensors", "right"),
+            ("saved for\nbackward", "right"), ("kept\nresults", "right"), ("peak\ntraced", "right")]
+    for col, just in cols:
         t.add_column(col, justify=just, no_wrap=True)
     for m, r in report.modes.items():
         t.add_row(safe.text(m), str(r.graph_nodes), str(r.saved_tensors), fb(r.saved_bytes), fb(r.result_bytes),
-                  fb(r.peak_bytes), f"{r.wall_s * 1000:.1f} ms")
+                  fb(r.peak_bytes))
     print_fitted(console, t)
-    console.print(safe.text(COLUMNS, style="dim"))
+    if timings:
+        n = next(iter(timings.values()))["repeats"]
+        console.print(Text(f"run time, median of {n} runs per mode (modes interleaved), fastest-slowest:"))
+        for m, tm in timings.items():
+            console.print(safe.text(f"  {m}: {_ms(tm['median_s'])} ms ({_ms(tm['min_s'])}-{_ms(tm['max_s'])})"))
+    if parameter_bytes is not None:
+        console.print(Text(f"parameters: {fb(parameter_bytes)} ({parameters_of}, allocated before the run "
+                           f"and in every mode; not in the figures above unless saved for backward)"))
+    console.print(Text(LEGEND, style="dim"))
     for m, r in report.modes.items():
         if r.saved_bytes:
             console.print(safe.text(f"{m}: saved {fb(r.graph_bytes)} only for the graph, {fb(r.parameter_bytes)} "
@@ -50,7 +71,8 @@ def render(report, console, *, title="memory") -> None:
     ratios = report.ratios
     if "grad" in report.modes and "no_grad" in report.modes:
         console.print(safe.text(f"grad / no_grad: retained {_fmt_ratio(ratios.get('retained_bytes'))}, "
-                                f"peak {_fmt_ratio(ratios.get('peak_bytes'))}, wall {_fmt_ratio(ratios.get('wall_s'))}"))
+                                f"peak {_fmt_ratio(ratios.get('peak_bytes'))}"
+                                + (f", time (medians) {_fmt_ratio(ratios.get('wall_s'))}" if timings else "")))
     for m, r in report.modes.items():
         if r.note:
             console.print(safe.text(f"{m}: {r.note}", style="yellow"))

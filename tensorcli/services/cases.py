@@ -172,16 +172,20 @@ class Case:
 # -- discovery and loading ---------------------------------------------------------------------
 
 def discover(paths) -> list[Path]:
-    """Files named on the command line, and the *.toml / *.json files inside directories (sorted,
-    not recursive, so data files can live in a sub-folder). CaseFileError for a missing path."""
+    """Files named on the command line, and the case files inside directories (sorted, not
+    recursive, so data files can live in a sub-folder). While walking a directory, a TOML/JSON file
+    that holds no cases (pyproject.toml, a .json tensor) is skipped; a file named on the command
+    line is always loaded, so its problems are reported. CaseFileError for a missing path."""
     out = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(q for q in p.iterdir()   # not only regular files: load_file names a device or FIFO
-                           if q.suffix.lower() in (".toml", ".json") and not q.is_dir())
+            # not only regular files: load_file names a device or FIFO; a regular TOML/JSON without cases
+            # (pyproject.toml) is skipped while walking
+            found = sorted(q for q in p.iterdir() if q.suffix.lower() in (".toml", ".json") and not q.is_dir()
+                           and (not q.is_file() or holds_cases(q)))
             if not found:
-                raise CaseFileError(p, "no *.toml or *.json case files in this directory")
+                raise CaseFileError(p, "no case files in this directory (*.toml / *.json with [[case]] tables)")
             out.extend(found)
         elif p.exists():   # a regular file; load_file refuses devices, FIFOs and /proc by name
             out.append(p)
@@ -194,6 +198,25 @@ def discover(paths) -> list[Path]:
             seen.add(key)
             uniq.append(p)
     return uniq
+
+
+def holds_cases(path) -> bool:
+    """Whether a file met while walking a directory is a case file: a TOML/JSON document with a
+    top-level `case` array, or a JSON list of objects. A file that does not parse counts as one
+    (load_file then reports where it is broken); an oversized or unreadable one does not."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return False
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        doc = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (ValueError, RecursionError):   # JSONDecodeError and TOMLDecodeError are ValueErrors
+        return True
+    if isinstance(doc, dict):
+        return "case" in doc
+    return isinstance(doc, list) and bool(doc) and all(isinstance(e, dict) for e in doc)
 
 
 def load_paths(paths, *, allow=()) -> tuple[list[Path], list[Case], list[CaseFileError]]:

@@ -14,7 +14,8 @@ JSON output (``--json``), stable keys; all byte counts are ints, times are secon
 
 * ``schema``: ``"tensorcli.memory/2"``; ``command``: ``"memory"`` (docs/json.md).
 * ``source``: ``model`` (the spec or null), ``expr`` (the expression or null), ``input_shape``
-  (list or null), ``batches``, ``keep_outputs``, ``backward``, ``seed``.
+  (list or null), ``batches``, ``keep_outputs``, ``backward``, ``seed``, ``parameter_bytes`` (the
+  model's parameters, each buffer once; for an EXPR the --requires-grad tensors).
 * ``modes``: one object per mode run, keyed by mode name (``grad``, ``no_grad``,
   ``inference_mode``, ``detach``), each with:
   ``mode``; ``batches``; ``keep_outputs``; ``backward`` (backward actually ran); ``graph_nodes``
@@ -25,7 +26,8 @@ JSON output (``--json``), stable keys; all byte counts are ints, times are secon
   elsewhere: inputs, buffers, results); ``result_bytes`` (distinct buffers of the kept results);
   ``retained_bytes`` (traced bytes still allocated after the run); ``peak_bytes`` (traced peak
   during the run, above its start); ``transient_bytes`` (``peak_bytes - retained_bytes``);
-  ``wall_s``; ``per_layer`` (grad only: ``{layer: {type, nodes, saved_tensors, saved_bytes}}``,
+  ``wall_s`` (median over ``--repeats`` runs, the modes interleaved); ``timing`` (``repeats``,
+  ``median_s``, ``min_s``, ``max_s``: the spread of ``wall_s``; one repeat without ``--timings``); ``per_layer`` (grad only: ``{layer: {type, nodes, saved_tensors, saved_bytes}}``,
   layers named as in ``model.named_modules()``, ``"(no module)"`` for ops outside layers);
   ``per_batch_bytes`` (traced bytes after each batch); ``note`` (e.g. why backward was skipped).
 * ``ratios``: grad / no_grad for ``retained_bytes``, ``peak_bytes``, ``saved_bytes``, ``wall_s``
@@ -89,14 +91,16 @@ def parse_modes(text) -> tuple:
 # -- running ----------------------------------------------------------------------------------
 
 def run_model(spec: str, *, input_shape=None, input_tensor=None, batches: int = 1, modes=DEFAULT_MODES,
-              keep_outputs: bool = False, backward: bool = False, seed: int = 0, progress=None):
+              keep_outputs: bool = False, backward: bool = False, seed: int = 0, progress=None, repeats: int = 1,
+              dtype=None):
     """Measure a model spec under each mode. Inputs: a fresh ``randn(input_shape)`` per batch,
     seeded with ``seed + 1 + batch`` (dropped by the runner after the batch, so under grad only
     the graph keeps it), or the same ``input_tensor`` every batch (held by the runner; it counts
     as held). Each mode starts from the same seeded
     model (BatchNorm's running statistics and gradients do not leak from one mode into the next).
-    ``progress(mode, batches_done)`` is called after each batch. Returns a
-    ``core.memory.MemoryReport``."""
+    ``progress(mode, batches_done)`` is called after each batch. ``repeats``: see `_repeated`. ``dtype``: the
+    parameters and the random inputs in that dtype (default float32).
+    Returns a ``core.memory.MemoryReport``."""
     _check_batches(batches)
     modes = parse_modes(modes)
     if input_tensor is None and input_shape is None:
@@ -104,54 +108,96 @@ def run_model(spec: str, *, input_shape=None, input_tensor=None, batches: int = 
     if input_tensor is None:
         input_shape = parse_shape(",".join(map(str, input_shape))) if not isinstance(input_shape, str) \
             else parse_shape(input_shape)
-    reports = {}
-    for mode in modes:
+    def inputs(i):
+        if input_tensor is not None:
+            return input_tensor
+        return core.randn(*input_shape, generator=core.Generator().manual_seed(seed + 1 + i),
+                          **({"dtype": dtype} if dtype is not None else {}))
+
+    def one(mode, rep):
         model = build_model(spec, seed)
-
-        def inputs(i):
-            if input_tensor is not None:
-                return input_tensor
-            return core.randn(*input_shape, generator=core.Generator().manual_seed(seed + 1 + i))
-
+        if dtype is not None:   # --dtype: the parameters and the random inputs in that dtype
+            model = model.to(dtype)
         try:
-            reports[mode] = memory.measure(model, mode=mode, batches=batches, inputs=inputs,
-                                           keep_outputs=keep_outputs, backward=backward, module=model,
-                                           held=[input_tensor] if input_tensor is not None else (),
-                                           progress=_progress_cb(progress, mode), warmup=1,
-                                           max_retained=MAX_RETAINED_BYTES)
+            return memory.measure(model, mode=mode, batches=batches, inputs=inputs,
+                                  keep_outputs=keep_outputs, backward=backward, module=model,
+                                  held=[input_tensor] if input_tensor is not None else (),
+                                  progress=_progress_cb(progress, mode) if rep == 0 else None, warmup=1,
+                                  max_retained=MAX_RETAINED_BYTES)
         except RecursionError:
             raise SpecError("--model", f"{mode}: model nested too deeply") from None
         except USER_EXCEPTIONS as e:
             raise SpecError("--model", f"{mode}: {type(e).__name__}: {_first_line(e)}") from None
-    return _with_ratios(reports)
+    return _repeated(one, modes, repeats)
 
 
 def run_expr(source: str, names: dict, *, batches: int = 1, modes=DEFAULT_MODES, keep_outputs=False,
-             backward=False, progress=None, max_bytes: int | None = None):
+             backward=False, progress=None, max_bytes: int | None = None, repeats: int = 1):
     """Measure an expression (services/expr.py, with the built-in example Functions) evaluated once
     per batch under each mode; ``names`` are its bound tensors (held by the caller)."""
     _check_batches(batches)
     modes = parse_modes(modes)
     limit = ag.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     program = ag.parse_program(source, limit)
-    reports = {}
-
     def fn():
         return ag.run_expression(source, names, limit, program=program)[0]
 
-    for mode in modes:
+    def one(mode, rep):
         try:
-            reports[mode] = memory.measure(fn, mode=mode, batches=batches, keep_outputs=keep_outputs,
-                                           backward=backward, held=list(names.values()),
-                                           progress=_progress_cb(progress, mode), warmup=1,
-                                           max_retained=MAX_RETAINED_BYTES)
+            return memory.measure(fn, mode=mode, batches=batches, keep_outputs=keep_outputs,
+                                  backward=backward, held=list(names.values()),
+                                  progress=_progress_cb(progress, mode) if rep == 0 else None, warmup=1,
+                                  max_retained=MAX_RETAINED_BYTES)
         except CliError:
             raise
         except RecursionError:
             raise SpecError("EXPR", f"{mode}: expression nested too deeply") from None
         except USER_EXCEPTIONS as e:
             raise SpecError("EXPR", f"{mode}: {type(e).__name__}: {_first_line(e)}") from None
-    return _with_ratios(reports)
+    return _repeated(one, modes, repeats)
+
+
+MAX_REPEATS = 1000
+
+
+def _repeated(one, modes, repeats):
+    """Run ``one(mode, repeat)`` for every mode, ``repeats`` times, the modes interleaved (grad,
+    no_grad, ..., grad, no_grad, ...) so that a slow moment of the machine hits every mode alike.
+    The byte figures are the first run's (they do not depend on the repeat); each mode's
+    ``wall_s`` is the median over the repeats, its spread in ``timings`` (see `timing`)."""
+    if not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
+        raise SpecError("--repeats", f"must be between 1 and {MAX_REPEATS}, got {repeats}")
+    import dataclasses
+    firsts, walls = {}, {m: [] for m in modes}
+    for rep in range(repeats):
+        for mode in modes:
+            r = one(mode, rep)
+            firsts.setdefault(mode, r)
+            walls[mode].append(r.wall_s)
+    reports = {m: dataclasses.replace(firsts[m], wall_s=timing(walls[m])["median_s"]) for m in modes}
+    report = _with_ratios(reports)
+    report.timings = {m: timing(walls[m]) for m in modes}
+    return report
+
+
+def timing(samples) -> dict:
+    """Median and spread (min, max) of a mode's run times in seconds, over its repeats."""
+    xs = sorted(samples)
+    n = len(xs)
+    median = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    return {"repeats": n, "median_s": median, "min_s": xs[0], "max_s": xs[-1]}
+
+
+def parameter_bytes(model) -> int:
+    """Bytes of a model's parameters, each buffer once (Linear(1000,1000): 1,001,000 float32 values,
+    4,004,000 bytes): what the model weighs before anything runs, in every mode."""
+    seen, total = set(), 0
+    for p in model.parameters():
+        owner = memory.buffer_owner(p._data)
+        if id(owner) not in seen:
+            seen.add(id(owner))
+            total += int(owner.nbytes)
+    return total
 
 
 def _first_line(e):
@@ -183,9 +229,12 @@ def to_json(report, *, model=None, expr=None, input_shape=None, batches=1, keep_
     """The documented ``--json`` object (see module docstring)."""
     from . import vocab
     d = vocab.normalize(report.to_dict(), {"nodes": "graph_nodes"})   # per_layer counts, as everywhere
+    for mode, t in (getattr(report, "timings", None) or {}).items():
+        d["modes"][mode]["timing"] = dict(t)
     return vocab.envelope("memory", {
         "source": {"model": model, "expr": expr, "input_shape": list(input_shape) if input_shape else None,
-                   "batches": batches, "keep_outputs": keep_outputs, "backward": backward, "seed": seed},
+                   "batches": batches, "keep_outputs": keep_outputs, "backward": backward, "seed": seed,
+                   "parameter_bytes": getattr(report, "parameter_bytes", 0)},
         "modes": d["modes"], "ratios": d["ratios"]})
 
 
@@ -197,7 +246,7 @@ def _numel(shape):
 
 
 def measure_command(*, model, expr, input_shape, input_, let, requires_grad, dtype, batches, modes, keep_outputs,
-                    backward, seed, max_bytes, progress_bar):
+                    backward, seed, max_bytes, progress_bar, repeats=1):
     """What `tensorcli memory` runs, from its raw options: (report, input shape or None).
     ``progress_bar(batches, modes)`` returns (a context manager, a progress callback)."""
     mode_list = parse_modes(modes)
@@ -217,7 +266,8 @@ def measure_command(*, model, expr, input_shape, input_, let, requires_grad, dty
             bar, update = progress_bar(batches, mode_list)
             with bar:
                 report = run_expr(expr, names, batches=batches, modes=mode_list, keep_outputs=keep_outputs,
-                                  backward=backward, progress=update, max_bytes=limit)
+                                  backward=backward, progress=update, max_bytes=limit, repeats=repeats)
+            report.parameter_bytes = sum(int(t._data.nbytes) for t in names.values() if t.requires_grad)
             return report, shape
         for opt, v in (("--let", let), ("--requires-grad", requires_grad)):
             if v:
@@ -235,5 +285,8 @@ def measure_command(*, model, expr, input_shape, input_, let, requires_grad, dty
         bar, update = progress_bar(batches, mode_list)
         with bar:
             report = run_model(model, input_shape=shape, input_tensor=x, batches=batches, modes=mode_list,
-                               keep_outputs=keep_outputs, backward=backward, seed=seed, progress=update)
+                               keep_outputs=keep_outputs, backward=backward, seed=seed, progress=update,
+                               repeats=repeats, dtype=io.parse_dtype(dtype) if dtype else None)
+        weights = build_model(model, seed)
+        report.parameter_bytes = parameter_bytes(weights.to(io.parse_dtype(dtype)) if dtype else weights)
     return report, shape
