@@ -186,6 +186,7 @@ class TensorcliGroup(TyperGroup):
         finally:
             _ignore_interrupts()
             limits.restore(state)
+            _end_budgets()
         if not standalone_mode:
             return code
         try:
@@ -209,6 +210,8 @@ class TensorcliGroup(TyperGroup):
         except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
             _silence_stdout()
             return EXIT_OK
+        except _timed_out() as e:  # --timeout: one line, exit 2
+            return report(CliError(None, str(e)), debug=debug)
         except SystemExit as e:
             if isinstance(e.__context__, BrokenPipeError):  # Rich's Console.on_broken_pipe: exit(1)
                 _silence_stdout()
@@ -220,6 +223,20 @@ class TensorcliGroup(TyperGroup):
                 return EXIT_OK
             return report(e, debug=debug)
         return rv if isinstance(rv, int) else 0
+
+
+def _timed_out():
+    from .services.budget import TimedOut
+    return TimedOut
+
+
+def _end_budgets():
+    """The command's time and memory budgets end with it (services/budget.py): the timer stops and
+    the process gets its data limit back (in-process runs: tests)."""
+    budget = sys.modules.get(f"{__package__}.services.budget")
+    if budget is not None:
+        budget.stop_timer()
+        budget.uninstall()
 
 
 def _catch_interrupts():

@@ -47,7 +47,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, TimeoutOpt, NoColorOpt,
                                         RequiresGradOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
@@ -84,6 +84,7 @@ def grad(
         "--then", metavar="NAME", help="Second backward on NAME (implies --backward-twice).")] = None,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     full_data: FullDataOpt = False,
     debug: DebugOpt = False,
@@ -125,6 +126,7 @@ def graph(
         "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -149,6 +151,7 @@ def modes(
     requires_grad: RequiresGradOpt = None,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,

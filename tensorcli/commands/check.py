@@ -66,6 +66,10 @@ def register(app):
             "--against-torch", help="Also run each case on PyTorch and report where core and torch disagree.")
         ] = False,
         max_bytes: MaxBytesOpt = None,
+        timeout: Annotated[Optional[str], typer.Option(
+            "--timeout", metavar="SECONDS", envvar="TENSORCLI_TIMEOUT", show_default=False,
+            help="Time budget of each case (core and torch runs together); a case past it fails "
+                 "('timed out after N s') and the run goes on. Default: 60.")] = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
     ):
@@ -109,7 +113,8 @@ def register(app):
         gc.freeze()   # core.memory's gc.collect() calls then skip the modules' objects (torch's: ~1 s)
         try:
             rep = checks.run(chosen, against_torch=against_torch, fail_fast=fail_fast, files=files,
-                             deselected=len(cases) - len(chosen), progress=progress)
+                             deselected=len(cases) - len(chosen), progress=progress,
+                             timeout=_case_timeout(timeout), max_bytes=_case_budget(max_bytes))
         finally:
             gc.unfreeze()
         if junit:
@@ -142,3 +147,15 @@ def _write(path, text):
             f.write(text)
     except OSError as e:
         raise CliError("--junit", f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _case_timeout(text):
+    """--timeout for each case; check's default (services/checks.DEFAULT_TIMEOUT) without it."""
+    from tensorcli.services import budget, checks
+    return checks.DEFAULT_TIMEOUT if text is None else budget.parse_timeout(text)
+
+
+def _case_budget(text):
+    """--max-bytes / TENSORCLI_MAX_BYTES when given; check's default (1 GiB) otherwise."""
+    from tensorcli.services import limits
+    return None if text is None else limits.parse_size(text)

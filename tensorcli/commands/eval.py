@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, TimeoutOpt, NoColorOpt,
                                         OutOpt, RequiresGradOpt)
 
 EXAMPLES = (
@@ -46,6 +46,7 @@ def eval_(
     json_: JsonOpt = False,
     full_data: FullDataOpt = False,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
 ):

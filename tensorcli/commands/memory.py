@@ -18,7 +18,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, RequiresGradOpt
+from tensorcli.commands.options import DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, TimeoutOpt, NoColorOpt, RequiresGradOpt
 
 DEFAULT_MODES = "grad,no_grad,inference_mode"   # services.memory.DEFAULT_MODES (not imported: cheap module)
 
@@ -48,6 +48,7 @@ def register(app) -> None:
             "--backward", help="Run out.sum().backward() after each forward (when the result requires grad).")] = False,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the model's parameters and of the inputs.")] = 0,
         max_bytes: MaxBytesOpt = None,
+        timeout: TimeoutOpt = None,
         json_: JsonOpt = False,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,

@@ -16,7 +16,7 @@ from typing import List, Optional
 import typer
 
 from tensorcli.commands import escape_markup as _escape, fold_example
-from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
+from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt, TimeoutOpt,
                                         MaxRowsOpt, NoColorOpt, OutOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
@@ -100,6 +100,7 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
            ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
            ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None), ("cli_max_bytes", MaxBytesOpt, None),
+           ("cli_timeout", TimeoutOpt, None),
            ("cli_full_data", FullDataOpt, False))
 
 
