@@ -22,6 +22,7 @@ import os
 import re
 import signal
 import threading
+import time
 from contextlib import contextmanager
 
 SLACK = 64 * 1024 ** 2   # lazy imports of core's op modules, BLAS thread buffers, the error path
@@ -57,9 +58,11 @@ def install(nbytes: int) -> bool:
         return False
     if not hasattr(resource, "RLIMIT_DATA") or vm_data() is None:
         return False
-    _warm()
     if _SAVED is None:
         _SAVED = resource.getrlimit(resource.RLIMIT_DATA)
+    else:   # a new budget: measured without the old one
+        resource.setrlimit(resource.RLIMIT_DATA, _SAVED)
+    _warm()
     soft, hard = _SAVED
     limit = vm_data() + int(nbytes) + SLACK
     if hard != resource.RLIM_INFINITY:
@@ -162,10 +165,56 @@ def parse_timeout(value, arg: str = "--timeout") -> float | None:
     return s or None
 
 
+class _Watchdog:
+    """One daemon thread for the process (a small stack: thread stacks count against the data
+    limit too): when the deadline passes, it writes the line and ends the process."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.deadline = self.line = None
+        stack = threading.stack_size(256 * 1024)
+        try:
+            threading.Thread(target=self._loop, name="tensorcli-timeout", daemon=True).start()
+        finally:
+            threading.stack_size(stack)
+
+    def _loop(self):
+        with self.cond:
+            while True:
+                if self.deadline is None:
+                    self.cond.wait()
+                    continue
+                left = self.deadline - time.monotonic()
+                if left > 0:
+                    self.cond.wait(left)
+                    continue
+                try:
+                    os.write(2, self.line)
+                finally:
+                    os._exit(2)
+
+    def arm(self, deadline, line):
+        with self.cond:
+            self.deadline, self.line = deadline, line
+            self.cond.notify()
+
+
+_WATCHDOG = None
+
+
+def _watchdog():
+    global _WATCHDOG
+    if _WATCHDOG is None:
+        try:
+            _WATCHDOG = _Watchdog()
+        except RuntimeError:   # no thread (limits): the timer alone
+            return None
+    return _WATCHDOG
+
+
 class _Timer:
     def __init__(self, seconds, what):
         self.seconds, self.what = seconds, what
-        self.cancelled = threading.Event()
         self.fired = False
         self.old_handler = None
 
@@ -174,25 +223,20 @@ class _Timer:
             self.fired = True
             raise TimedOut(self.seconds)
 
-    def _watch(self):
-        if self.cancelled.wait(self.seconds + GRACE):
-            return
+    def start(self):
         what = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", self.what)   # case names: no escapes
         line = f"tensorcli: error: {what + ': ' if what else ''}timed out after {self.seconds:g} s\n"
-        try:
-            os.write(2, line.encode())
-        finally:
-            os._exit(2)
-
-    def start(self):
+        dog = _watchdog()
+        if dog is not None:
+            dog.arm(time.monotonic() + self.seconds + GRACE, line.encode("utf-8", "replace"))
         if threading.current_thread() is threading.main_thread():
             self.old_handler = signal.signal(signal.SIGALRM, self._alarm)
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        threading.Thread(target=self._watch, name="tensorcli-timeout", daemon=True).start()
         return self
 
     def stop(self):
-        self.cancelled.set()
+        if _WATCHDOG is not None:
+            _WATCHDOG.arm(None, None)
         if self.old_handler is not None:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.old_handler)
