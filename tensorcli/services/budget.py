@@ -130,7 +130,21 @@ def out_of_memory(exc: BaseException) -> str:
     budget = active()
     if budget is None:
         return ""
+    import resource
+    cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if cap != resource.RLIM_INFINITY and _vm_size() + int(getattr(exc, "_total_size", 0) or 0) > cap * 0.9:
+        return (f"out of memory: the process's address-space limit (ulimit -v, {describe(cap)}) is smaller "
+                f"than the command needs")
     return f"out of memory: the command needs more than --max-bytes {describe(budget)}"
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status", "rb") as f:
+            m = re.search(rb"VmSize:\s+(\d+)\s+kB", f.read())
+    except OSError:
+        return 0
+    return int(m.group(1)) * 1024 if m else 0
 
 
 # -- time -----------------------------------------------------------------------------------------
