@@ -277,12 +277,13 @@ def variance_all(src, op, *, unbiased=None, correction=None, keepdim=False, arg=
     if not x.flags.c_contiguous:
         raise NotStreamable(arg, "a Fortran-order .npy does not stream")
     fn, keepdim = getattr(core, op), bool(keepdim)
-    dt = fn(_probe(x), None, unbiased, keepdim, correction=correction)._data.dtype   # core's errors
     c = _correction(unbiased, correction)
     flat = x.reshape(-1)
     n = flat.size
-    if n - c <= 0 or n < 2:
-        raise NotStreamable(arg, "no degrees of freedom: the in-memory op warns and answers")
+    if not 0 <= c < min(n, 1 << 20) - 2:
+        raise NotStreamable(arg, "few or no degrees of freedom: the in-memory op warns and answers")
+    probe = _t(flat[:int(np.ceil(c)) + 2])                                  # degrees of freedom left
+    dt = fn(probe, None, unbiased, keepdim, correction=correction)._data.dtype   # core's errors
     step = max(1, min(block_bytes, 16 << 20) // 8)      # float64 temporaries of 16 MiB
     total = 2 * -(-n // step)
 
