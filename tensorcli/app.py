@@ -358,7 +358,7 @@ Tensor arguments: """ + TENSOR_HELP + """
 
 Exit status: 0 ok; 1 a check failed (tensorcli check); 2 bad usage, bad input, a refused allocation or out of memory; 130 interrupted.
 
-Environment: TENSORCLI_MAX_BYTES (largest single allocation, as --max-bytes; default half of physical memory), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
+Environment: TENSORCLI_MAX_BYTES (memory a command may allocate in all, as --max-bytes; default half of physical memory), TENSORCLI_TIMEOUT (seconds, as --timeout), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
 
 Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 
