@@ -14,8 +14,8 @@ last one is the result); nothing else ever executes user text. ``--let name=TENS
 tensor argument (JSON literal, .json/.npy/.npz[:key], ``-`` for stdin); ``--requires-grad x,w``
 marks those leaves (floating point only, as in PyTorch). The built-in example Functions of
 ``tensorcli.services.functions`` (``MultiplyAdd.apply``, ``GradientRescale.apply``) are callable. For the
-duration of a command, ``--max-bytes`` bounds every single allocation (the expression's static
-estimate and ``core.set_allocation_limit``).
+duration of a command, ``--max-bytes`` bounds what it allocates in all (the process's data limit,
+services/budget.py; the expression's static estimate and ``core.set_allocation_limit`` refuse earlier).
 
 JSON (``--json``, one object):
 
