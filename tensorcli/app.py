@@ -183,10 +183,12 @@ class TensorcliGroup(TyperGroup):
             code = self._run(argv, prog_name, complete_var, debug, **extra)
         except KeyboardInterrupt:  # between two handlers
             code = EXIT_INTERRUPTED
+        except _timed_out() as e:  # the timer fired as the command returned
+            code = report(CliError(None, str(e)), debug=debug)
         finally:
+            _end_budgets()
             _ignore_interrupts()
             limits.restore(state)
-            _end_budgets()
         if not standalone_mode:
             return code
         try:

@@ -6,7 +6,7 @@ each, the exit status, stderr and the growth of resident memory during the comma
 COMMANDS.json: a list of argv lists (or {"argv": [...], "env": {...}} for a command with its own
 environment variables). Core and the CLI are imported first, so the baseline is the
 process after its imports; before each command the peak-RSS mark is reset (/proc/self/clear_refs
-"5"), and the growth is VmHWM after the command minus VmRSS before it. stdout goes to /dev/null.
+"5"), and the growth is VmHWM after the command minus VmRSS before it. stdout is kept (64 KiB).
 Used by tests/test_budget_*.py: one interpreter start for many commands, none in the test process.
 """
 from __future__ import annotations
@@ -28,7 +28,6 @@ def main():
     commands = json.load(open(sys.argv[1]))
     import core  # noqa: F401 - the baseline includes the imports every command makes
     from tensorcli.app import main as cli
-    devnull = os.open(os.devnull, os.O_WRONLY)
     saved_out, saved_err = os.dup(1), os.dup(2)
     results = []
     for argv in commands:
@@ -37,10 +36,10 @@ def main():
             argv, env = argv["argv"], argv.get("env", {})
         saved_env = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
-        err = tempfile.TemporaryFile()
+        err, out = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         sys.stdout.flush()
         sys.stderr.flush()
-        os.dup2(devnull, 1)
+        os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
         try:
             with open("/proc/self/clear_refs", "w") as f:
@@ -62,7 +61,9 @@ def main():
                 else:
                     os.environ[k] = v
         err.seek(0)
+        out.seek(0)
         results.append({"argv": argv, "code": code, "stderr": err.read().decode("utf-8", "replace"),
+                        "stdout": out.read(1 << 16).decode("utf-8", "replace"),
                         "growth": growth, "cpu": time.process_time() - t0})
     json.dump(results, open(sys.argv[2], "w"))
 

@@ -155,6 +155,8 @@ def test_work_within_the_budget_still_runs(results):
 def test_check_cases_are_bounded_by_the_budget_and_the_run_goes_on(results):
     r = results[1]["check"]
     assert r["code"] == 1, r                      # two cases fail, the third passes
+    status = {c["name"]: c["status"] for c in json.loads(r["stdout"])["cases"]}
+    assert status == {"outer past the budget": "error", "a view made dense": "error", "small": "passed"}
     assert_bounded(dict(r, code=0), 10 * MiB)
 
 
@@ -178,3 +180,17 @@ def test_in_process_runs_give_the_limit_back():
         with pytest.raises(MemoryError):
             np.ones(256 * MiB, np.uint8)
     assert resource.getrlimit(resource.RLIMIT_DATA) == before and budget.active() is None
+
+
+def test_check_against_torch_is_bounded_and_torchs_import_is_not_counted(tmp_path):
+    """torch's import (~120 MiB of data) happens with the limit lifted; a case's allocations on
+    either engine count: the 3 GB case errors on core and is not retried on torch."""
+    pytest.importorskip("torch")
+    np.save(tmp_path / V, np.arange(20000, dtype=np.float32))
+    (tmp_path / "c.toml").write_text(CASES)
+    (r,) = run_child([["check", "c.toml", "--max-bytes", "10MiB", "--against-torch", "--json"]], tmp_path)
+    assert r["code"] == 1 and "Traceback" not in r["stderr"], r
+    status = {c["name"]: (c["status"], (c["torch"] or {}).get("status")) for c in json.loads(r["stdout"])["cases"]}
+    assert status["small"] == ("passed", "agree"), status
+    assert status["a view made dense"][0] == "error" and status["outer past the budget"][0] == "error", status
+    assert r["growth"] <= 10 * MiB + budget.SLACK + ERROR_PATH + 200 * MiB, r["growth"] / MiB   # + torch
