@@ -81,6 +81,7 @@ def register(app):
 
         if junit == "-" and json_:
             raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
+        _install_case_budget(max_bytes)   # loading the cases' data is within it too
         try:
             files, cases, errors = checks.load_paths(paths)
         except checks.CaseFileError as e:
@@ -153,6 +154,13 @@ def _case_timeout(text):
     """--timeout for each case; check's default (services/checks.DEFAULT_TIMEOUT) without it."""
     from tensorcli.services import budget, checks
     return checks.DEFAULT_TIMEOUT if text is None else budget.parse_timeout(text)
+
+
+def _install_case_budget(text):
+    from tensorcli.services import budget, cases, limits
+    nbytes = _case_budget(text) or cases.MAX_BYTES
+    limits.apply(nbytes)
+    budget.install(nbytes)
 
 
 def _case_budget(text):
