@@ -103,8 +103,25 @@ def _cascade(a):
             total = part if total is None else total + part
         if not full:
             break
-        cur = _red(cur[..., :full, :].reshape(lead + (full // step, step, lanes)))
+        cur = _red_chunks(cur[..., :full, :].reshape(lead + (full // step, step, lanes)))
     return total
+
+
+_CHUNK_BYTES = 16 << 20
+
+
+def _red_chunks(a):
+    """_red of (chunks, step, lanes), a few MiB of chunks at a time: each chunk's fold is independent of
+    the others, so the values are _red's, and the temporaries (_red_transposed's buffer) stay small
+    whatever the input's size (a memory-mapped file of GiBs). Other shapes: _red."""
+    per = a.nbytes // max(a.shape[0], 1) if a.ndim == 3 else 0
+    if not per or a.nbytes <= _CHUNK_BYTES:
+        return _red(a)
+    k = max(1, _CHUNK_BYTES // per)
+    out = np.empty((a.shape[0], a.shape[2]), a.dtype)
+    for i in range(0, a.shape[0], k):
+        out[i:i + k] = _red(a[i:i + k])
+    return out
 
 
 def _ilp_rows(a):

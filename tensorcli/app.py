@@ -191,7 +191,10 @@ class TensorcliGroup(TyperGroup):
                 code = self._run(argv, prog_name, complete_var, debug, json_command, **extra)
         except KeyboardInterrupt:  # between two handlers
             code = EXIT_INTERRUPTED
+        except _timed_out() as e:  # the timer fired as the command returned
+            code = report(CliError(None, str(e)), debug=debug, json_command=json_command)
         finally:
+            _end_budgets()
             _ignore_interrupts()
             limits.restore(state)
             _forget_inputs()
@@ -220,6 +223,8 @@ class TensorcliGroup(TyperGroup):
         except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
             _silence_stdout()
             return EXIT_OK
+        except _timed_out() as e:  # --timeout: one line, exit 2
+            return report(CliError(None, str(e)), debug=debug, json_command=json_command)
         except SystemExit as e:
             if isinstance(e.__context__, BrokenPipeError):  # Rich's Console.on_broken_pipe: exit(1)
                 _silence_stdout()
@@ -239,6 +244,8 @@ def _forget_inputs():
     npyfile = sys.modules.get("tensorcli.io.npyfile")
     if npyfile is not None:
         npyfile.forget_inputs()
+
+
 # Options every command accepts, also before the command (`tensorcli -q gather ...` is run as
 # `tensorcli gather -q ...`): name -> whether it takes a value.
 GLOBAL_OPTIONS = {"-q": False, "--quiet": False, "--debug": False, "--no-color": False, "--max-bytes": True}
@@ -272,6 +279,20 @@ def _restore_env(name, value):
         os.environ.pop(name, None)
     else:
         os.environ[name] = value
+
+
+def _timed_out():
+    from .services.budget import TimedOut
+    return TimedOut
+
+
+def _end_budgets():
+    """The command's time and memory budgets end with it (services/budget.py): the timer stops and
+    the process gets its data limit back (in-process runs: tests)."""
+    budget = sys.modules.get(f"{__package__}.services.budget")
+    if budget is not None:
+        budget.stop_timer()
+        budget.uninstall()
 
 
 def _catch_interrupts():
@@ -401,7 +422,7 @@ Tensor arguments: """ + TENSOR_HELP + """
 
 Exit status: 0 ok; 1 a check failed (tensorcli check); 2 bad usage, bad input, a refused allocation or out of memory; 130 interrupted.
 
-Environment: TENSORCLI_MAX_BYTES (largest single allocation, as --max-bytes; default half of physical memory), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
+Environment: TENSORCLI_MAX_BYTES (memory a command may allocate in all, as --max-bytes; default half of physical memory), TENSORCLI_TIMEOUT (seconds, as --timeout), TENSORCLI_MAX_JSON_BYTES (largest JSON text read as a tensor, default 16 MiB), TENSORCLI_JSON_MAX_ELEMENTS (--json lists tensors up to this many elements, default 10000; --full-data for all), TENSORCLI_DEBUG=1 (tracebacks, as --debug), NO_COLOR (no colours), CORE_MAX_ALLOC_BYTES (core's own limit; TENSORCLI_MAX_BYTES wins).
 
 Manual page: tensorcli --man | man -l -   ·   JSON keys: docs/json.md""")
 

@@ -79,6 +79,9 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     if isinstance(exc, MemoryError):
+        budget = sys.modules.get("tensorcli.services.budget")   # the data limit of --max-bytes
+        if budget is not None and budget.active() is not None:
+            return budget.out_of_memory(exc)
         return ("out of memory" + (f": {exc}" if str(exc) else "")
                 + " (lower the sizes, or the limit with --max-bytes SIZE / TENSORCLI_MAX_BYTES)")
     text = str(exc)

@@ -14,8 +14,8 @@ last one is the result); nothing else ever executes user text. ``--let name=TENS
 tensor argument (JSON literal, .json/.npy/.npz[:key], ``-`` for stdin); ``--requires-grad x,w``
 marks those leaves (floating point only, as in PyTorch). The built-in example Functions of
 ``tensorcli.services.functions`` (``MultiplyAdd.apply``, ``GradientRescale.apply``) are callable. For the
-duration of a command, ``--max-bytes`` bounds every single allocation (the expression's static
-estimate and ``core.set_allocation_limit``).
+duration of a command, ``--max-bytes`` bounds what it allocates in all (the process's data limit,
+services/budget.py; the expression's static estimate and ``core.set_allocation_limit`` refuse earlier).
 
 JSON (``--json``, one object):
 
@@ -53,7 +53,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        QuietOpt, RequiresGradOpt)
+                                        QuietOpt, RequiresGradOpt, TimeoutOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
@@ -93,6 +93,7 @@ def grad(
                         "freed buffers and errors (JSON: tensorcli.grad-steps/2).")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     full_data: FullDataOpt = False,
     debug: DebugOpt = False,
@@ -158,6 +159,7 @@ def graph(
         "--max-depth", metavar="N", min=1, max=500, help="Show at most N levels of the graph.")] = DEFAULT_MAX_DEPTH,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
@@ -189,6 +191,7 @@ def modes(
                            "with block.")] = False,
     dtype: DtypeOpt = None,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     json_: JsonOpt = False,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,

@@ -72,6 +72,10 @@ def register(app):
             help="Let data paths in case files lead into DIR too (by default only the case file's own "
                  "directory and below); repeatable.")] = None,
         max_bytes: MaxBytesOpt = None,
+        timeout: Annotated[Optional[str], typer.Option(
+            "--timeout", metavar="SECONDS", envvar="TENSORCLI_TIMEOUT", show_default=False,
+            help="Time budget of each case (core and torch runs together); a case past it fails "
+                 "('timed out after N s') and the run goes on. Default: 60.")] = None,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,
         quiet: QuietOpt = False,
@@ -84,6 +88,7 @@ def register(app):
 
         if junit == "-" and json_:
             raise CliError("--junit", "--junit - and --json both write to stdout; give --junit a file")
+        _install_case_budget(max_bytes)   # loading the cases' data is within it too
         files, cases, errors = _load(paths, allow_path or (), junit)
         if errors:
             if json_:
@@ -113,7 +118,8 @@ def register(app):
         gc.freeze()   # core.memory's gc.collect() calls then skip the modules' objects (torch's: ~1 s)
         try:
             rep = checks.run(chosen, against_torch=against_torch, fail_fast=fail_fast, files=files,
-                             deselected=len(cases) - len(chosen), progress=progress)
+                             deselected=len(cases) - len(chosen), progress=progress,
+                             timeout=_case_timeout(timeout), max_bytes=_case_budget(max_bytes))
         finally:
             gc.unfreeze()
         if junit:
@@ -165,3 +171,22 @@ def _write(path, text):
             return
         with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def _case_timeout(text):
+    """--timeout for each case; check's default (services/checks.DEFAULT_TIMEOUT) without it."""
+    from tensorcli.services import budget, checks
+    return checks.DEFAULT_TIMEOUT if text is None else budget.parse_timeout(text)
+
+
+def _install_case_budget(text):
+    from tensorcli.services import budget, cases, limits
+    nbytes = _case_budget(text) or cases.MAX_BYTES
+    limits.apply(nbytes)
+    budget.install(nbytes)
+
+
+def _case_budget(text):
+    """--max-bytes / TENSORCLI_MAX_BYTES when given; check's default (1 GiB) otherwise."""
+    from tensorcli.services import limits
+    return None if text is None else limits.parse_size(text)

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        OutOpt, QuietOpt, RequiresGradOpt)
+                                        OutOpt, QuietOpt, RequiresGradOpt, TimeoutOpt)
 
 EXAMPLES = (
     "tensorcli eval 'a @ b' --let a='[[1.0, 2.0], [3.0, 4.0]]' --let b='[[0.5], [1.0]]'",
@@ -46,6 +46,7 @@ def eval_(
     json_: JsonOpt = False,
     full_data: FullDataOpt = False,
     max_bytes: MaxBytesOpt = None,
+    timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
     no_color: NoColorOpt = False,
     quiet: QuietOpt = False,

@@ -19,7 +19,7 @@ from typing import Annotated, Optional
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, QuietOpt,
-                                        RequiresGradOpt)
+                                        RequiresGradOpt, TimeoutOpt)
 
 DEFAULT_MODES = "grad,no_grad,inference_mode"   # services.memory.DEFAULT_MODES (not imported: cheap module)
 
@@ -54,6 +54,7 @@ def register(app) -> None:
         repeats: Annotated[Optional[int], typer.Option(
             "--repeats", metavar="N", help="Runs per mode for --timings (default 5; implies --timings).")] = None,
         max_bytes: MaxBytesOpt = None,
+        timeout: TimeoutOpt = None,
         json_: JsonOpt = False,
         debug: DebugOpt = False,
         no_color: NoColorOpt = False,

@@ -17,7 +17,7 @@ import typer
 
 from tensorcli.commands import escape_markup as _escape, fold_example
 from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
-                                        MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt)
+                                        MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt, TimeoutOpt)
 from tensorcli.commands.explain_options import BackwardOpt, GradOutputOpt, GridOpt, SvgOpt
 from tensorcli.errors import CliError
 from tensorcli.spec import (DIM, EXCLUSIVE, FLAG, INT, INTS, NUMBER, OPERAND, STR, TENSOR,
@@ -100,6 +100,7 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_debug", DebugOpt, False), ("cli_no_color", NoColorOpt, False),
            ("cli_backward", BackwardOpt, False), ("cli_grad_output", GradOutputOpt, None),
            ("cli_grid", GridOpt, False), ("cli_svg", SvgOpt, None), ("cli_max_bytes", MaxBytesOpt, None),
+           ("cli_timeout", TimeoutOpt, None),
            ("cli_full_data", FullDataOpt, False), ("cli_quiet", QuietOpt, False))
 
 
@@ -269,8 +270,7 @@ def run_command(info, specs, values):
     if not (explain_on or grid_on or values["cli_backward"] or values["cli_grad_output"] is not None):
         streamed = _streamed(info, specs, values)
     if streamed is None:
-        call, result, expl = run_op.run(info, specs, values, explain=explain_on or grid_on, at=at,
-                                        max_rows=0 if grid_on else max_rows)
+        call, result, expl = run_op.run(info, specs, values, explain=explain_on, at=at, max_rows=max_rows)
         bw = _backward(call, values, max_rows)
     else:
         (call, result), expl, bw = streamed, None, None
@@ -331,9 +331,13 @@ def _render_extras(call, result, expl, bw, values, human):
     if bw is not None:
         print_backward(bw, max_rows=max_rows, no_color=no_color, file=human)
     if values["cli_grid"] or values["cli_svg"] is not None:
+        from tensorcli.errors import user_errors
         from tensorcli.services.explain_any import explain
-        from tensorcli.render.grid import print_grid
-        full = explain(call, result, max_rows=0)
+        from tensorcli.render.grid import over_cap, print_grid
+        full = None
+        if not over_cap(result):   # the cap first: every row of a big output is quadratic work
+            with user_errors("--grid"):
+                full = explain(call, result, max_rows=0)
         svg = values["cli_svg"]
         if svg is None:
             print_grid(call, result, full, no_color=no_color, file=human)

@@ -31,18 +31,33 @@ RequiresGradOpt = Annotated[Optional[List[str]], typer.Option(
 
 
 def _apply_max_bytes(value):
-    """--max-bytes (or TENSORCLI_MAX_BYTES) becomes core's allocation limit as soon as it is parsed,
-    before the command loads a tensor (services/limits.py)."""
-    if value is not None:
-        from tensorcli.services import limits   # stdlib only; here to keep this module typer-only
-        limits.apply(limits.parse_size(value))
+    """--max-bytes (or TENSORCLI_MAX_BYTES, else the default) becomes the command's memory budget as
+    soon as it is parsed, before the command loads a tensor: core's allocation limit and the
+    process's data limit (services/limits.py, services/budget.py)."""
+    from tensorcli.services import budget, limits   # stdlib only; here to keep this module typer-only
+    nbytes = limits.parse_size(value) if value is not None else limits.effective(None)
+    limits.apply(nbytes)
+    budget.install(nbytes)
     return value
 
 
 MaxBytesOpt = Annotated[Optional[str], typer.Option(
     "--max-bytes", metavar="SIZE", envvar="TENSORCLI_MAX_BYTES", callback=_apply_max_bytes, show_default=False,
-    help="Refuse any single allocation above SIZE (e.g. 2GiB, 512MiB, 1000000). "
-         "Default: half of physical memory.")]
+    help="Memory the command may allocate in all (e.g. 2GiB, 512MiB, 1000000): tensors, temporaries "
+         "and Python objects of every op, expression and model; memory-mapped input files do not count. "
+         "Past it the command stops with exit 2. Default: half of physical memory.")]
+
+
+def _start_timeout(value):
+    """--timeout starts the command's time budget when parsed (services/budget.py)."""
+    from tensorcli.services import budget
+    budget.start_timer(budget.parse_timeout(value))
+    return value
+
+
+TimeoutOpt = Annotated[Optional[str], typer.Option(
+    "--timeout", metavar="SECONDS", envvar="TENSORCLI_TIMEOUT", callback=_start_timeout, show_default=False,
+    help="Stop after SECONDS of wall-clock time with exit 2 ('timed out after N s'). Default: no limit.")]
 FullDataOpt = Annotated[bool, typer.Option(
     "--full-data", help="With --json: every element, even above the summary threshold "
                         "(TENSORCLI_JSON_MAX_ELEMENTS, default 10000).")]

@@ -390,13 +390,21 @@ def open_npy(path, *, arg, f=None, check=True):
         shape, fortran, npd, native, offset, count = _header(f, arg, path)
         size = os.fstat(f.fileno()).st_size
         nbytes = count * npd.itemsize
-        if check:
+        if check and not (native == npd and _budget_enforced()):   # a map is not data: see below
             _check_size(shape, native, arg, path)
         if size - offset < nbytes:
             raise CliError(arg, _truncated(path, nbytes, size - offset, shape, npd))
         # mapped from the descriptor that was checked (not reopened by name); the map outlives it
         arr = npyfile.map_npy(f, shape, fortran, npd, offset).view(np.ndarray)
     return arr.astype(native) if native != npd else arr
+
+
+def _budget_enforced() -> bool:
+    """True while the process's data limit holds the command to --max-bytes (services/budget.py):
+    a memory map does not count against it, and whatever an op materialises from the map does, so
+    the map itself needs no size check."""
+    budget = sys.modules.get("tensorcli.services.budget")
+    return budget is not None and budget.active() is not None
 
 
 def _read_npy(f, arg, where, *, member=None, size=None):

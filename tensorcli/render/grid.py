@@ -177,10 +177,18 @@ def svg_text(call, result, ex) -> str:
         "{svg_title}", xml_escape(safe.clean(title)).replace("{", "{{").replace("}", "}}")))
 
 
+def over_cap(result) -> bool:
+    """True when no output of `result` fits the grid: checked before the explanation is computed."""
+    outs = result if isinstance(result, (tuple, list)) else (result,)
+    sizes = [int(np.asarray(o._data).size) if isinstance(o, Tensor) else 1 for o in outs]
+    return min(sizes, default=1) > MAX_CELLS
+
+
 def print_grid(call, result, ex, *, no_color=False, file=None, svg=None):
-    """Print the picture (Rich); with `svg`, also write it as a self-contained SVG file."""
+    """Print the picture (Rich); with `svg`, also write it as a self-contained SVG file. ex None: the
+    output is over the cap (over_cap), only the line saying so."""
     file = sys.stdout if file is None else file
-    if _output(result, ex).size > MAX_CELLS:
+    if ex is None or _output(result, ex).size > MAX_CELLS:
         file.write(f"--grid draws at most {MAX_CELLS} output cells\n")
         return
     color = use_color(no_color, file)

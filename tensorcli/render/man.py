@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 
 ENVIRONMENT = (
-    ("TENSORCLI_MAX_BYTES", "Largest single allocation (e.g. 2GiB); the environment form of --max-bytes. "
-                            "Default: half of physical memory."),
+    ("TENSORCLI_MAX_BYTES", "Memory a command may allocate in all (e.g. 2GiB); the environment form of "
+                            "--max-bytes. Default: half of physical memory (check: 1 GiB)."),
+    ("TENSORCLI_TIMEOUT", "Seconds a command may run (check: each case); the environment form of --timeout."),
     ("TENSORCLI_MAX_JSON_BYTES", "Largest JSON text read as a tensor (default 16 MiB); use .npy for more."),
     ("TENSORCLI_JSON_MAX_ELEMENTS", "Above this many elements, --json summarises a tensor instead of "
                                     "listing it (default 10000); --full-data lists every element."),
@@ -66,7 +67,10 @@ def man_page() -> str:
         out += [".TP", f"\\fB{_esc(name)}\\fR", _esc(short)]
     out += [".SH COMMON OPTIONS",
             ".TP", "\\fB\\-\\-json\\fR", "One JSON object on stdout; its keys are listed in docs/json.md.",
-            ".TP", "\\fB\\-\\-max\\-bytes\\fR SIZE", "Refuse any single allocation above SIZE (2GiB, 512MiB, ...).",
+            ".TP", "\\fB\\-\\-max\\-bytes\\fR SIZE",
+            "Memory the command may allocate in all (2GiB, 512MiB, ...): tensors, temporaries and Python "
+            "objects; memory-mapped inputs do not count. Past it: exit 2.",
+            ".TP", "\\fB\\-\\-timeout\\fR SECONDS", "Stop after SECONDS with exit 2 (check: per case, default 60).",
             ".TP", "\\fB\\-o\\fR, \\fB\\-\\-out\\fR PATH", "Save the result (.npy, .npz, .json; - for .npy on stdout).",
             ".TP", "\\fB\\-\\-debug\\fR", "Python traceback on errors.",
             ".TP", "\\fB\\-\\-no\\-color\\fR", "No colours."]

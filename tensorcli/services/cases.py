@@ -57,7 +57,7 @@ from ..spec import NUMBER, OPERAND, TENSOR, TENSORS, classify
 from . import models
 
 SCHEMA = "tensorcli.check/1"
-MAX_BYTES = 1024 ** 3                # largest single allocation while cases run
+MAX_BYTES = 1024 ** 3                # check's default memory budget (services/budget.py), in all
 MAX_FILE_BYTES = 16 * 1024 ** 2      # largest case file read
 MAX_COMPARE = 10_000_000             # elements compared value by value
 DEFAULT_ATOL, DEFAULT_RTOL = 1e-8, 1e-5

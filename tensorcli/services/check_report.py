@@ -52,7 +52,7 @@ def to_junit(report: Report) -> str:
             if r.status in ("failed", "error"):
                 tag = "failure" if r.status == "failed" else "error"
                 el = ET.SubElement(tc, tag, {"message": _xml_safe(r.message),
-                                             "type": "AssertionError" if tag == "failure" else "Error"})
+                                             "type": _failure_type(r, tag)})
                 el.text = _xml_safe("\n".join(r.details))
             elif r.status == "skipped":
                 ET.SubElement(tc, "skipped", {"message": _xml_safe(r.message)})
@@ -61,6 +61,12 @@ def to_junit(report: Report) -> str:
                 out.text = _xml_safe(f"torch: {r.torch['status']}: {r.torch.get('message', '')}")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _failure_type(r, tag) -> str:
+    if tag != "failure":
+        return "Error"
+    return "Timeout" if r.message.startswith("timed out after") else "AssertionError"
 
 
 def malformed_junit(errors) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import models
+from . import budget, models
 from .cases import (  # noqa: F401 - SCHEMA, discover, load_file: part of this module's API
     MAX_BYTES, MAX_COMPARE, SCHEMA, Case, CaseFileError, TorchUnavailable, _NONE, _allocation_limit,
                     _build, _first_line, discover, load_file, load_paths)
@@ -113,7 +113,8 @@ def _engine(name):
             _ENGINES[name] = _Engine("core", core)
         else:
             try:
-                import torch
+                with budget.paused():   # torch's own import is not the cases' memory
+                    import torch
             except ImportError as e:
                 raise TorchUnavailable(f"--against-torch needs PyTorch, which is not installed ({e})") from None
             _ENGINES[name] = _Engine("torch", torch)
@@ -581,20 +582,27 @@ def _against_torch(case, core_out, res) -> dict:
     return info
 
 
-def run(cases, *, against_torch=False, fail_fast=False, files=(), deselected=0, progress=None) -> Report:
-    """Run the cases (core's allocation limit capped at MAX_BYTES meanwhile)."""
+DEFAULT_TIMEOUT = 60.0   # seconds per case (core and torch runs together) unless --timeout says
+
+
+def run(cases, *, against_torch=False, fail_fast=False, files=(), deselected=0, progress=None,
+        timeout=DEFAULT_TIMEOUT, max_bytes=None) -> Report:
+    """Run the cases under one memory budget (`max_bytes`, default MAX_BYTES: core's allocation
+    limit and the process's data limit, services/budget.py) and a time budget per case: a case
+    that runs out of time fails ("timed out after N s") and the run goes on."""
     if against_torch:
         _engine("torch")
+    nbytes = MAX_BYTES if max_bytes is None else int(max_bytes)
     report = Report(list(map(str, files)), [], deselected, 0.0, against_torch)
     t0 = time.perf_counter()
     stop = False
-    with _allocation_limit(MAX_BYTES):
+    with _allocation_limit(nbytes), budget.enforced(nbytes):
         for case in cases:
             if stop:
                 r = CaseResult(case.file, case.name, case.classname, "skipped", 0.0,
                                "not run (--fail-fast after a failure)")
             else:
-                r = run_case(case, against_torch)
+                r = _run_timed(case, against_torch, timeout)
                 if fail_fast and r.status in ("failed", "error"):
                     stop = True
             report.results.append(r)
@@ -604,12 +612,24 @@ def run(cases, *, against_torch=False, fail_fast=False, files=(), deselected=0, 
     return report
 
 
+def _run_timed(case, against_torch, timeout) -> CaseResult:
+    t0 = time.perf_counter()
+    try:
+        with budget.time_limit(timeout, what=f"case {case.id}"):
+            return run_case(case, against_torch)
+    except budget.TimedOut as e:
+        msg = f"{e} (the time budget of a case; raise it with --timeout SECONDS)"
+        return CaseResult(case.file, case.name, case.classname, "failed", time.perf_counter() - t0, msg, [msg],
+                          {"status": "skipped", "message": str(e), "duration": 0.0, "details": []}
+                          if against_torch else None)
+
+
 def run_paths(paths, *, patterns=(), against_torch=False, fail_fast=False, progress=None,
-              allow=()) -> Report:
+              timeout=DEFAULT_TIMEOUT, max_bytes=None, allow=()) -> Report:
     """Load (raising the first CaseFileError), select and run; `allow`: check --allow-path roots."""
     files, cases, errors = load_paths(paths, allow=allow)
     if errors:
         raise errors[0]
     chosen = select(cases, patterns)
     return run(chosen, against_torch=against_torch, fail_fast=fail_fast, files=files,
-               deselected=len(cases) - len(chosen), progress=progress)
+               deselected=len(cases) - len(chosen), progress=progress, timeout=timeout, max_bytes=max_bytes)

@@ -154,6 +154,8 @@ def to_json(info, call, result, expl=None, *, max_rows=0, full_data=False) -> di
 # -- streaming: a memory-mapped .npy INPUT through services/stream.py ------------------------------
 
 STREAM_REDUCTIONS = ("sum", "mean")
+STREAM_VARIANCES = ("var", "std")   # over all elements: two float64 passes (sum/mean/amax over all
+                                    # elements need no stream: core reduces the map in bounded blocks)
 STREAM_MOVEMENTS = ("gather", "index_select", "narrow", "flip", "take_along_dim", "permute", "transpose", "cat")
 FALLBACK = object()   # stream_run's answer when the arguments do not stream: run the op in memory
 
@@ -171,6 +173,9 @@ class StreamRequest:
 
 def _stream_args(name, vals):
     """stream.run's keyword arguments from the op's (None: these arguments do not stream)."""
+    if name in STREAM_VARIANCES:   # over every element only (one dim: in memory)
+        return ({k: vals.get(k) for k in ("unbiased", "correction", "keepdim")}
+                if vals.get("dim") is None else None)
     if name in STREAM_REDUCTIONS:
         d = vals.get("dim")
         return {"dim": d, "keepdim": bool(vals.get("keepdim", False))} if isinstance(d, int) else None
@@ -199,7 +204,7 @@ def stream_request(info, specs, values):
     name, out = info.name, values.get("cli_out")
     src = values.get("p_tensors") if name == "cat" else values.get("p_input")
     srcs = list(src) if name == "cat" and src else [src]
-    if name not in STREAM_REDUCTIONS + STREAM_MOVEMENTS or values.get("cli_dtype"):
+    if name not in STREAM_REDUCTIONS + STREAM_MOVEMENTS + STREAM_VARIANCES or values.get("cli_dtype"):
         return None
     if not all(isinstance(p, str) and p.lower().endswith(".npy") and os.path.isfile(p) for p in srcs):
         return None
@@ -212,7 +217,7 @@ def stream_request(info, specs, values):
     args = _stream_args(name, call.values)
     if args is None:
         return None
-    return StreamRequest(call, src, out if to_file else None, args)
+    return StreamRequest(call, src, out if to_file and name not in STREAM_VARIANCES else None, args)
 
 
 def stream_run(req, *, progress=None):
@@ -221,7 +226,11 @@ def stream_run(req, *, progress=None):
     from . import stream   # block machinery: only for a large .npy INPUT
     with user_errors(command_name(req.call.info.name)):
         try:
-            res = stream.run(req.call.info.name, req.src, req.out, progress=progress, strict=True, **req.args)
+            if req.call.info.name in STREAM_VARIANCES:
+                res = stream.variance_all(req.src, req.call.info.name, progress=progress, **req.args)
+            else:
+                res = stream.run(req.call.info.name, req.src, req.out, progress=progress, strict=True,
+                                 **req.args)
         except stream.NotStreamable:
             return FALLBACK
     if req.out is not None:

@@ -3,14 +3,11 @@
 Computed in one pass over blocks of CHUNK elements, so a memory-mapped .npy larger than memory
 costs one block at a time (plus what the page cache lends). Precision follows PyTorch:
 
-* float32: `mean` equals `torch.mean` (measured on 50M and 1M float32 values: torch returns
-  float32(float32(sum) / n), and its cascade sum equals the correctly rounded sum to the last bit
-  in those cases; NumPy's float32 pairwise sum does not, e.g. 1428.0229 vs torch's 1428.0208).
-  We sum each block in float64 (exact enough that rounding the total to float32 gives the
-  correctly rounded sum), then divide in float32 as torch does. When torch's own cascade sum is
-  off by an ulp from the exact value (it happens, e.g. 1,000,003 normal values) the mean can
-  differ from torch's by that ulp; reproducing ATen's cascade order exactly would depend on the
-  CPU's vector width.
+* float32 / float64 without NaN or Inf: `mean` is torch.mean's, bit for bit: torch's cascade sum
+  (core/_sum_order.py, one thread, in bounded blocks) divided by n in the dtype, a second pass.
+  With NaN/Inf (the mean of the finite values, which torch has no op for) or where that order is
+  not modelled: each block summed in float64, the total rounded and divided in float32 (the
+  correctly rounded sum, which torch's cascade sum can miss by an ulp).
 * float64: float64 sum / n. Other dtypes (ints, bool, float16, bfloat16): float64 statistics,
   as before (torch.mean refuses integer tensors).
 * std: unbiased (correction=1, torch.std's default), from per-block mean and M2 merged with Chan's
@@ -42,19 +39,21 @@ class _Acc:
         self.nan = self.inf = 0
 
     def add(self, b):
-        if b.dtype.kind == "f" and not np.isfinite(np.add.reduce(b, dtype=np.float64)):
+        f = b.astype(np.float64)
+        s = float(np.add.reduce(f)) if f.size else 0.0
+        if b.dtype.kind == "f" and not np.isfinite(s):
             nan = np.isnan(b)    # slow path only for blocks holding NaN/Inf (a finite float64
             inf = np.isinf(b)    # sum of float32/float16 values means there are none)
             self.nan += int(np.count_nonzero(nan))
             self.inf += int(np.count_nonzero(inf))
             b = b[~(nan | inf)]
+            f = b.astype(np.float64)
+            s = float(np.add.reduce(f)) if f.size else 0.0
         if b.size == 0:
             return
         lo, hi = b.min(), b.max()
         self.lo = lo if self.lo is None else min(self.lo, lo)
         self.hi = hi if self.hi is None else max(self.hi, hi)
-        f = b.astype(np.float64)
-        s = float(np.add.reduce(f))
         m = s / f.size
         f -= m
         m2 = float(np.dot(f, f))
@@ -63,6 +62,16 @@ class _Acc:
         self.mean += delta * f.size / n
         self.m2 += m2 + delta * delta * self.n * f.size / n
         self.n, self.sum = n, self.sum + s
+
+
+def _torch_mean(flat):
+    """torch.mean of a float32/float64 vector: its cascade sum (core/_sum_order.py, bounded temporaries
+    whatever the size) divided by n in the dtype, as ATen; None where that order is not modelled."""
+    if flat.dtype not in (np.float32, np.float64) or not flat.flags.c_contiguous or flat.size == 0:
+        return None
+    from core._sum_order import torch_sum
+    s = torch_sum(flat, (0,))
+    return None if s is None else float(np.asarray(s, flat.dtype) / flat.dtype.type(flat.size))
 
 
 def stats(t, *, progress=None) -> dict:
@@ -88,7 +97,11 @@ def stats(t, *, progress=None) -> dict:
     else:
         out["min"], out["max"] = acc.lo.item(), acc.hi.item()
     var = acc.m2 / (acc.n - 1) if acc.n > 1 else float("nan")
-    if a.dtype == np.float32:
+    exact = _torch_mean(flat) if acc.nan == acc.inf == 0 else None
+    if exact is not None:
+        out["mean"] = exact
+        out["std"] = float(np.sqrt(var).astype(a.dtype))
+    elif a.dtype == np.float32:
         out["mean"] = float(np.float32(acc.sum) / np.float32(acc.n))
         out["std"] = float(np.float32(np.sqrt(var)))
     else:

@@ -263,6 +263,51 @@ def _reduce0(x, op, progress, block_bytes, strict=False):
     return np.asarray(acc, dtype=dt)
 
 
+VARIANCES = ("var", "std")
+
+
+def variance_all(src, op, *, unbiased=None, correction=None, keepdim=False, arg="INPUT", progress=None,
+                 block_bytes=BLOCK_BYTES):
+    """var / std over every element of the .npy file `src` in two passes over blocks, in float64 (the
+    mean, then the sum of squared deviations), rounded once to the input's dtype: ATen's full
+    variance on CPU (a float64 two-pass) rather than NumPy's, whose temporaries are the input's size.
+    NotStreamable where the in-memory op should answer (no degrees of freedom left, Fortran order)."""
+    from core.ops.reduce.variance import _correction
+    x = io.open_npy(src, arg=arg, check=False)
+    if not x.flags.c_contiguous:
+        raise NotStreamable(arg, "a Fortran-order .npy does not stream")
+    fn, keepdim = getattr(core, op), bool(keepdim)
+    c = _correction(unbiased, correction)
+    flat = x.reshape(-1)
+    n = flat.size
+    if not 0 <= c < min(n, 1 << 20) - 2:
+        raise NotStreamable(arg, "few or no degrees of freedom: the in-memory op warns and answers")
+    probe = _t(flat[:int(np.ceil(c)) + 2])                                  # degrees of freedom left
+    dt = fn(probe, None, unbiased, keepdim, correction=correction)._data.dtype   # core's errors
+    step = max(1, min(block_bytes, 16 << 20) // 8)      # float64 temporaries of 16 MiB
+    total = 2 * -(-n // step)
+
+    def blocks():
+        for k, i in enumerate(range(0, n, step)):
+            yield k, flat[i:i + step].astype(np.float64)
+            npyfile.release(flat, i * flat.itemsize, min(i + step, n) * flat.itemsize)
+    s = 0.0
+    for k, b in blocks():
+        s += float(np.add.reduce(b))
+        if progress:
+            progress(k + 1, total)
+    mean = s / n
+    m2 = 0.0
+    for k, b in blocks():
+        b -= mean
+        m2 += float(np.dot(b, b))
+        if progress:
+            progress(total // 2 + k + 1, total)
+    v = m2 / (n - c)
+    res = np.asarray(np.sqrt(v) if op == "std" else v).astype(dt)
+    return res.reshape((1,) * x.ndim if keepdim else ())
+
+
 def arg_of(op):
     return op.replace("_", "-")
 

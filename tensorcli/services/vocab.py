@@ -69,6 +69,8 @@ def summary(arr) -> dict:
     the statistics `tensorcli show` prints."""
     a = np.asarray(arr)
     out = {"numel": int(a.size), "nan": 0, "inf": 0, "min": None, "max": None, "mean": None, "std": None}
+    if a.size > _BLOCK and a.dtype.kind != "c":   # a memory-mapped file: in blocks (services/show.py)
+        return _summary_blocks(a, out)
     if a.dtype.kind in "fc":
         bad_nan, bad_inf = np.isnan(a), np.isinf(a)
         out["nan"], out["inf"] = int(bad_nan.sum()), int(bad_inf.sum())
@@ -79,6 +81,25 @@ def summary(arr) -> dict:
     f = a.astype(np.float64)
     out["mean"] = _scalar(float(f.mean()))
     out["std"] = _scalar(float(f.std(ddof=1))) if f.size > 1 else "NaN"
+    return out
+
+
+_BLOCK = 1 << 22   # elements: above it, the statistics come from blocks of this many
+
+
+def _summary_blocks(a, out):
+    """summary() in bounded memory: one block at a time (float64 sums, Chan's merge for the std)."""
+    from .show import CHUNK, _Acc, _flat
+    from ..io.npyfile import release
+    flat, acc = _flat(a), _Acc()
+    for i in range(0, flat.size, CHUNK):
+        acc.add(flat[i:i + CHUNK])
+        release(flat, i * flat.itemsize, min(i + CHUNK, flat.size) * flat.itemsize)
+    out["nan"], out["inf"] = acc.nan, acc.inf
+    if acc.n:
+        out["min"], out["max"] = _scalar(acc.lo.item()), _scalar(acc.hi.item())
+        out["mean"] = _scalar(acc.sum / acc.n)
+        out["std"] = _scalar(float(np.sqrt(acc.m2 / (acc.n - 1)))) if acc.n > 1 else "NaN"
     return out
 
 
