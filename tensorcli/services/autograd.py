@@ -131,23 +131,33 @@ def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES,
     """Evaluate EXPR with the built-in Functions; (result, namespace). Refusals and errors raised by
     the expression become CliError('EXPR', ...)."""
     limits = expr.Limits(max_bytes=max_bytes)
-    try:
+    with expression_errors():
         if program is None:
             program = expr.parse(source, limits)
         return expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
+
+
+@contextmanager
+def expression_errors(arg: str = "EXPR"):
+    """Refusals (ExprError: 'line L, col C: why') and what the program raised ('line N: RuntimeError:
+    torch's message' for a multi-line program) become one CliError naming ``arg``."""
+    try:
+        yield
     except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
+        raise _cli_error(arg, expr.located(e)) from e
     except RecursionError as e:
-        raise _cli_error("EXPR", "expression nested too deeply") from e
-    except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError) as e:
-        raise _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}") from e
+        raise _cli_error(arg, "expression nested too deeply") from e
+    except Exception as e:  # noqa: BLE001 - what the program raised, or core's errors
+        line = expr.error_line(e)
+        if line is None and not isinstance(e, USER_EXCEPTIONS + (ArithmeticError, AttributeError,
+                                                                   NotImplementedError)):
+            raise
+        raise _cli_error(arg, f"{expr.error_prefix(e)}{type(e).__name__}: {_first_line(e)}") from e
 
 
 def parse_program(source: str, max_bytes: int):
-    try:
+    with expression_errors():
         return expr.parse(source, expr.Limits(max_bytes=max_bytes))
-    except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
 
 
 def _require_tensor(value, what="the expression's result"):

@@ -16,13 +16,13 @@ import importlib
 import math
 
 __all__ = ["Limits", "ExprError", "Program", "Backend", "ALIASES", "parse", "evaluate", "run_program",
-           "ProgramResult", "StatementRecord", "error_line", "located"]
+           "ProgramResult", "StatementRecord", "error_line", "error_prefix", "located"]
 
 
 from .expr_parse import (  # noqa: F401 - Limits, Program, parse: part of this module's API
     ALIASES, ALLOWED_MEMBERS, DENIED_MEMBERS, DENIED_PREFIXES, SUBMODULES, ExprError, Limits, Program,
     expr_error, located, parse)
-from .program import Interpreter, ProgramResult, StatementRecord, error_line  # noqa: F401
+from .program import Interpreter, ProgramResult, StatementRecord, error_line, error_prefix  # noqa: F401
 
 
 # ---------------------------------------------------------------------------------------

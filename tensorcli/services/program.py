@@ -40,7 +40,13 @@ _MISSING = object()
 
 def error_line(exc: BaseException):
     """The program line an exception was raised at (the innermost statement), or None."""
-    return getattr(exc, LINE_ATTR, None)
+    return (getattr(exc, LINE_ATTR, None) or (None, False))[0]
+
+
+def error_prefix(exc: BaseException) -> str:
+    """'line N: ' for an exception raised by a program of several lines, else ''."""
+    line, multiline = getattr(exc, LINE_ATTR, None) or (None, False)
+    return f"line {line}: " if line is not None and multiline else ""
 
 
 @dataclass
@@ -107,7 +113,7 @@ class Interpreter:
     # -- static pre-pass: names and module chains, before anything runs -------------------------
     def resolve(self):
         program = self.program
-        known = set(program.bound) | set(self.builtins) | set(self.aliases)
+        known = set(program.bound) | set(self.builtins) | set(self.aliases) | set(self.globals.vars)
         extra_roots = {k.split(".")[0] for k in self.extras} - set(program.bound)
         for node in program.top_loads:
             if node.id not in known and node.id not in extra_roots:
@@ -232,7 +238,7 @@ class Interpreter:
         except Exception as e:
             if error_line(e) is None:
                 try:
-                    setattr(e, LINE_ATTR, stmt.lineno)
+                    setattr(e, LINE_ATTR, (stmt.lineno, "\n" in self.program.source.strip()))
                 except Exception:
                     pass
             if record:
@@ -683,6 +689,9 @@ class Interpreter:
         else:
             fn = self.ev(func, frame)
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "<call>")
+            if isinstance(fn, type) and fn is self.function_class:
+                raise expr_error(f"calling class {ast.unparse(func)!r} is not allowed (subclass it: "
+                                 "class F(torch.autograd.Function))", node)
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):
