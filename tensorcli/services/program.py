@@ -82,6 +82,8 @@ class Interpreter:
         self.alloc = Alloc(backend)
         self.tensor_types = backend.tensor_types
         self.globals = Frame(namespace)
+        for name, value in namespace.items():
+            self.policy.check(value, None)
         self.aliases = dict(program.aliases or {})
         self.extras = extras
         self.builtins = make_builtins(self)
@@ -620,6 +622,16 @@ class Interpreter:
             bounded = self.builtins.get(fn.__name__)
             if isinstance(bounded, BoundedType) and bounded.pytype is fn:
                 return self.check(bounded(*args, **kwargs), node)
+            constructible = (fn in self.policy.user_classes or issubclass(fn, BaseException)
+                             or issubclass(fn, self.tensor_types) or id(fn) in self.policy.numpy_functions
+                             or id(fn) in self.policy.callables
+                             or (self.policy.backend_class(fn) and not (
+                                 self.policy.value_types and issubclass(fn, self.policy.value_types)
+                                 and not issubclass(fn, tuple))))
+            if not constructible:
+                label = ast.unparse(node.func) if isinstance(node, ast.Call) else name
+                raise expr_error(f"calling class {label!r} is not allowed (its instances are not "
+                                 "allowed values)", node)
         if not callable(fn):
             raise TypeError(f"'{type(fn).__name__}' object is not callable")
         if name == "tolist" and receiver is not None:

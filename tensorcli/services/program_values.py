@@ -117,7 +117,7 @@ class Policy:
         self.tensor_types = backend.tensor_types
         self.value_types = backend.value_types
         torch_mod = backend.modules["torch"]
-        self.roots = frozenset({torch_mod.__name__.split(".")[0], "torch"})
+        self.roots = frozenset({getattr(torch_mod, "__name__", "torch").split(".")[0], "torch"})
         self.user_classes: set = set()
         self.callables: set = set()      # ids of the interpreter's built-in functions
         self.checked: dict = {}          # id -> container already checked (kept alive)
@@ -169,9 +169,18 @@ class Policy:
         if isinstance(value, self.tensor_types):
             return value
         if isinstance(value, _PLAIN):
-            if id(value) in seen or id(value) in self.checked:
+            if id(value) in seen:   # a cycle
                 return value
             seen.add(id(value))
+            try:
+                return self._check_items(value, node, budget, depth, seen)
+            finally:
+                seen.discard(id(value))
+        return self._check_other(value, node)
+
+    def _check_items(self, value, node, budget, depth, seen):
+        kind = type(value)
+        if True:
             if depth > self.limits.max_ast_depth:
                 raise expr_error("value nested too deeply", node)
             budget[0] -= len(value)
@@ -186,13 +195,17 @@ class Policy:
                 if not isinstance(item, (np.bool_, np.integer, np.floating)):
                     self._check(item, node, budget, depth + 1, seen)
             return value
+
+    def _check_other(self, value, node):
+        kind = type(value)
         if self.value_types and isinstance(value, self.value_types):
             return value
         if kind in (range, slice, ModuleRef, SafeMethod) or isinstance(
                 value, (BaseException, np.ndarray, np.dtype, SuperProxy) + _ITERATOR_TYPES):
             return value
         if kind is types.MethodType:
-            if self.allowed_function(value.__func__) and self.allowed_receiver(value.__self__):
+            if isinstance(value.__self__, self.tensor_types) or (
+                    self.allowed_function(value.__func__) and self.allowed_receiver(value.__self__)):
                 return value
         elif kind is types.BuiltinMethodType or kind is types.MethodWrapperType:
             receiver = getattr(value, "__self__", None)
