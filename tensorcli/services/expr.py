@@ -21,7 +21,7 @@ __all__ = ["Limits", "ExprError", "Program", "Backend", "ALIASES", "parse", "eva
 
 from .expr_parse import (  # noqa: F401 - Limits, Program, parse: part of this module's API
     ALIASES, ALLOWED_MEMBERS, DENIED_MEMBERS, DENIED_PREFIXES, SUBMODULES, ExprError, Limits, Program,
-    expr_error, located, parse)
+    located, parse)
 from .program import Interpreter, ProgramResult, StatementRecord, error_line, error_prefix  # noqa: F401
 
 

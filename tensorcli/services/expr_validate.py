@@ -19,11 +19,6 @@ _MODULE_PATHS = frozenset({"torch", *(f"torch.{s}" for s in SUBMODULES), "numpy"
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
-def module_path(dotted: str) -> str:
-    """An imported module's canonical path ('torch.nn'), or raise when it is not importable."""
-    return dotted
-
-
 def validate(source: str, tree: ast.Module, limits) -> Program:
     """Whitelist walk of ``tree``; a Program with its aliases and bindings."""
     v = _Validator(limits)
@@ -92,8 +87,6 @@ class _Validator:
                         self.bound.add(name)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.bound.add(node.name)
-            elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
-                pass
             if isinstance(node, (ast.FunctionDef, ast.Lambda)):
                 self.bound.update(_arg_names(node.args))
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.comprehension, ast.Delete)):
@@ -311,11 +304,10 @@ class _Validator:
                 if isinstance(elt, ast.Starred):
                     raise expr_error("only plain names can be unpacked into", elt)
                 self.target(elt, unpack=True)
+        elif isinstance(node, ast.Starred):
+            raise expr_error("only plain names can be unpacked into", node)
         else:
-            raise refused(node) if isinstance(node, ast.Starred) is False and type(node) in (
-                ast.Lambda, ast.NamedExpr) else expr_error(
-                "only plain names can be unpacked into" if isinstance(node, ast.Starred)
-                else f"cannot assign to {type(node).__name__}", node)
+            raise expr_error(f"cannot assign to {type(node).__name__}", node)
 
     def index(self, node):
         if isinstance(node, ast.Slice):
