@@ -19,6 +19,8 @@ No Typer, no Rich: commands/eval.py parses options, render/evaluate.py draws.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager, redirect_stdout
+
 import core
 
 from .. import io
@@ -77,6 +79,24 @@ def read_program(expr_arg, file, stdin_used=None):
     if len(data) > MAX_PROGRAM_BYTES:
         raise CliError("-f", f"{label} is larger than {MAX_PROGRAM_BYTES} bytes")
     return data, label
+
+
+@contextmanager
+def program_source(expr_arg, file, stdin_used=None, *, json_output=False):
+    """For grad/graph/modes/memory: yield the source of EXPR or ``-f FILE``; errors naming EXPR name
+    the file instead; with ``json_output`` what the program prints goes to stderr (stdout is JSON)."""
+    source, label = read_program(expr_arg, file, stdin_used)
+    try:
+        if json_output:
+            import sys
+            with redirect_stdout(sys.stderr):
+                yield source
+        else:
+            yield source
+    except CliError as e:
+        if e.arg == "EXPR" and label != "EXPR":
+            raise CliError(label, e.message) from e.__cause__
+        raise
 
 
 def run(source: str, names: dict, *, max_bytes: int, label: str = "EXPR", out=None):
