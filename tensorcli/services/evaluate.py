@@ -19,7 +19,7 @@ No Typer, no Rich: commands/eval.py parses options, render/evaluate.py draws.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager, redirect_stdout
+from contextlib import contextmanager
 
 import core
 
@@ -85,18 +85,19 @@ def read_program(expr_arg, file, stdin_used=None):
 def program_source(expr_arg, file, stdin_used=None, *, json_output=False):
     """For grad/graph/modes/memory: yield the source of EXPR or ``-f FILE``; errors naming EXPR name
     the file instead; with ``json_output`` what the program prints goes to stderr (stdout is JSON)."""
+    import sys
+    from .program import PRINT_STREAM
     source, label = read_program(expr_arg, file, stdin_used)
+    token = PRINT_STREAM.set(sys.stderr) if json_output else None
     try:
-        if json_output:
-            import sys
-            with redirect_stdout(sys.stderr):
-                yield source
-        else:
-            yield source
+        yield source
     except CliError as e:
         if e.arg == "EXPR" and label != "EXPR":
             raise CliError(label, e.message) from e.__cause__
         raise
+    finally:
+        if token is not None:
+            PRINT_STREAM.reset(token)
 
 
 def run(source: str, names: dict, *, max_bytes: int, label: str = "EXPR", out=None):

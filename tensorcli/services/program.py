@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins as _py_builtins
+import contextvars
 import sys
 import types
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ from .program_expressions import Expressions
 from .program_values import NUMPY_MEMBERS, ModuleRef, Policy
 
 LINE_ATTR = "_tensorcli_program_line"
+# Where print() writes when run_program was given no ``out``: None is sys.stdout (a command whose
+# stdout carries JSON sets sys.stderr for the duration of the run).
+PRINT_STREAM: contextvars.ContextVar = contextvars.ContextVar("tensorcli_print_stream", default=None)
 GRAD_MODE_NAMES = ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled")
 _SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.Delete, ast.Assert, ast.Pass, ast.Import,
            ast.ImportFrom, ast.Raise, ast.FunctionDef, ast.ClassDef)
@@ -211,7 +215,7 @@ class Interpreter(Expressions):
             raise expr_error(f"print() output exceeds {self.limits.max_output_chars} characters",
                              self.current_node)
         if self.out is None:
-            sys.stdout.write(text)
+            (PRINT_STREAM.get() or sys.stdout).write(text)
         else:
             self.out(text)
 
