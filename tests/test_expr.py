@@ -679,7 +679,7 @@ STATIC_HOSTILE = [
     "k" + "+k" * 50_000,
     "{1: 2, **k}",
     "*x",
-    "f(**k)",
+    "open(**k)",
     "print(1, file=open('x'))",
     "type(x).__subclasses__()",
     "x.grad_fn.next_functions[0][0].variable.__class__",

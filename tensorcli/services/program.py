@@ -120,10 +120,9 @@ class Interpreter(Expressions):
         program = self.program
         known = set(program.bound) | set(self.builtins) | set(self.aliases) | set(self.globals.vars)
         extra_roots = {k.split(".")[0] for k in self.extras} - set(program.bound)
-        for node in program.top_loads:
-            if node.id not in known and node.id not in extra_roots:
-                raise expr_error(f"unknown name {node.id!r}", node)
-        for node in program.inner_loads:
+        # Python's built-ins that programs do not get (open, eval, getattr...) are refused before
+        # anything runs; other unknown names raise NameError when reached, as in Python.
+        for node in program.top_loads + program.inner_loads:
             if node.id not in known and node.id not in extra_roots and hasattr(_py_builtins, node.id):
                 raise expr_error(f"unknown name {node.id!r}", node)
         for stmt in program.statements:
