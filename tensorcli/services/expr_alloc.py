@@ -360,7 +360,9 @@ class Alloc:
         a = _Args(self, name, args, kwargs, receiver)
         default = self.itemsize(a.base) if a.base is not None else (
             8 if name in INT_RESULTS else self.backend.default_itemsize())
-        itemsize = getattr(kwargs.get("dtype"), "itemsize", None) or default
+        itemsize = getattr(kwargs.get("dtype"), "itemsize", None)
+        if not isinstance(itemsize, int) or not itemsize:   # None, or a NumPy scalar class's descriptor
+            itemsize = default
         got = estimate(a, self)
         if got is None or isinstance(got, tuple):
             return got

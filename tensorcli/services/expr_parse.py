@@ -67,6 +67,10 @@ DENIED_ATTR_PREFIXES = ("export", "dump", "tofile", "to_file", "from_file", "fro
                         "load_from")
 
 
+# The `_` attributes of tensors that PyTorch programs read (version counter, a view's base).
+TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_base"})
+
+
 def attr_denied(attr: str) -> bool:
     """An attribute name no value may give: ``_`` names, files, frames (see DENIED_ATTRS)."""
     return attr.startswith("_") or attr in DENIED_ATTRS or attr.startswith(DENIED_ATTR_PREFIXES)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 
-from .expr_parse import (ALIASES, BINOPS, IMPORTABLE_ROOTS, SUBMODULES, Program, expr_error, refused)
+from .expr_parse import (ALIASES, BINOPS, IMPORTABLE_ROOTS, SUBMODULES, TENSOR_PRIVATE_ATTRS, Program, expr_error,
+                         refused)
 
 GRAD_MODE_DECORATORS = ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled")
 _MODULE_PATHS = frozenset({"torch", *(f"torch.{s}" for s in SUBMODULES), "numpy"})
@@ -429,7 +430,8 @@ class _Validator:
             value = node.value
             is_super = (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
                         and value.func.id == "super")
-            if not (node.attr == "__init__" and is_super):
+            if not ((node.attr == "__init__" and is_super) or node.attr == "__name__"
+                    or node.attr in TENSOR_PRIVATE_ATTRS):
                 raise expr_error(f"attribute {node.attr!r} is not allowed", node)
         root = node.value
         while isinstance(root, ast.Attribute):

@@ -564,6 +564,10 @@ class Interpreter(Expressions):
         raise NameError(f"name '{name}' is not defined")
 
     def get_attr(self, obj, attr, node):
+        if attr == "__name__":      # type(x).__name__, fn.__name__: a string, nothing more
+            if isinstance(obj, (type, UserFunction, BoundedType)) or self.policy.allowed_function(obj):
+                return obj.pytype.__name__ if isinstance(obj, BoundedType) else obj.__name__
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
         if isinstance(obj, ModuleRef):
             return self.module_member(obj.path, attr, node)
         if isinstance(obj, SuperProxy):

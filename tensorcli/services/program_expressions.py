@@ -145,6 +145,8 @@ class Expressions:
         if estimate is None:
             return
         numel, itemsize = estimate
+        if not isinstance(itemsize, int):    # a dtype given as a NumPy scalar class
+            itemsize = 8
         nbytes = numel * itemsize
         if nbytes > self.limits.max_bytes:
             raise expr_error(f"{what} would allocate {_short(numel)} elements ({_bytes(nbytes)}; "

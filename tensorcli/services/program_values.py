@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from .expr_parse import DENIED_TENSOR_ATTRS, attr_denied, expr_error
+from .expr_parse import DENIED_TENSOR_ATTRS, TENSOR_PRIVATE_ATTRS, attr_denied, expr_error
 from .program_functions import SuperProxy, UserFunction
 
 NUMPY_MEMBERS = frozenset({
@@ -250,6 +250,8 @@ class Policy:
 
     def get_attr(self, obj, attr, node):
         """obj.attr under the rules above (the value is not checked here)."""
+        if attr in TENSOR_PRIVATE_ATTRS and isinstance(obj, self.tensor_types):
+            return getattr(obj, attr)
         if attr_denied(attr) or (attr in DENIED_TENSOR_ATTRS and isinstance(obj, self.tensor_types)):
             raise self.denied(obj, attr, node)
         if isinstance(obj, self.tensor_types):

@@ -1,0 +1,275 @@
+"""The program language's constructs, each in a small program run by PyTorch and by
+`tensorcli eval -f` (both seeded): the CLI prints exactly what torch prints, and where torch raises,
+the CLI exits 2 with `line N: <Error>: <torch's message>`."""
+from __future__ import annotations
+
+import contextlib
+import io
+import runpy
+import textwrap
+import traceback
+import warnings
+
+import pytest
+from typer.testing import CliRunner
+
+import core
+from tensorcli.app import app
+from tensorcli.errors import one_line
+from tensorcli.services import expr
+
+runner = CliRunner()
+
+PROGRAMS = {
+    "grad_modes": """
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True).clone()
+        with torch.no_grad():
+            y = x * 2
+            with torch.enable_grad():
+                z = x * 3
+        with torch.set_grad_enabled(False):
+            w = x + 1
+        torch.set_grad_enabled(True)
+        print(y.requires_grad, z.requires_grad, w.requires_grad, torch.is_grad_enabled())
+        with torch.inference_mode():
+            t = torch.ones(2) * x
+        print(t.is_inference(), t.requires_grad)
+        v = x[:1]
+        v.mul_(2)
+        print(v.grad_fn.name(), v._version, x._version, v._base is x)
+        """,
+    "inference_tensor_in_place": """
+        import torch
+        with torch.inference_mode():
+            a = torch.ones(3)
+        b = a * 2
+        print(b.is_inference())
+        a.add_(1)
+        """,
+    "decorators_and_closures": """
+        import torch
+        @torch.no_grad()
+        def double(t):
+            return t * 2
+        @torch.enable_grad()
+        def triple(t):
+            return t * 3
+        def make_scale(k):
+            def scale(t):
+                return t * k
+            return scale
+        x = torch.ones(2, requires_grad=True)
+        print(double(x).requires_grad, make_scale(5)(x))
+        with torch.no_grad():
+            print(triple(x).requires_grad)
+        """,
+    "hooks_and_lambdas": """
+        import torch
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * x
+        y.register_hook(lambda g: print("y grad", g))
+        h = y.register_hook(lambda g: g * 10)
+        s = y.sum()
+        s.backward(retain_graph=True)
+        print(x.grad)
+        h.remove()
+        x.grad = None
+        s.backward()
+        print(x.grad, y.grad_fn.name(), [type(f).__name__ for f, _ in y.grad_fn.next_functions])
+        """,
+    "training_loop": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x = torch.randn(8, 3)
+        target = torch.randn(8, 1)
+        for step in range(5):
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), target)
+            loss.backward()
+            opt.step()
+            if step % 2 == 0:
+                print(step, round(loss.item(), 6))
+        model.eval()
+        print(model.training, [n for n, _ in model.named_parameters()])
+        print(sum(p.numel() for p in model.parameters()))
+        """,
+    "manual_sgd_in_no_grad": """
+        import torch
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        lr = 0.5
+        for i in range(3):
+            loss = ((w - 3) ** 2).sum()
+            loss.backward()
+            with torch.no_grad():
+                w -= lr * w.grad
+            w.grad.zero_()
+        print(w, w.grad, w.is_leaf)
+        w.requires_grad_(False)
+        w[0] = 1
+        print(w)
+        """,
+    "leaf_in_place_error": """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        print("before")
+        w += 1
+        """,
+    "custom_function": """
+        import torch
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                ctx.save_for_backward(x)
+                ctx.k = k
+                return x ** 2 * k
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                print("needs", ctx.needs_input_grad)
+                return 2 * x * g * ctx.k, None
+        x = torch.tensor([1.0, 3.0], requires_grad=True)
+        y = Square.apply(x, 2.0)
+        y.sum().backward()
+        print(y, x.grad)
+        """,
+    "module_class": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self, hidden=4):
+                super().__init__()
+                self.fc = nn.Linear(2, hidden)
+                self.out = nn.Linear(hidden, 1)
+                self.register_buffer("steps", torch.zeros(1))
+            def features(self, x):
+                return torch.tanh(self.fc(x))
+            def forward(self, x):
+                self.steps += 1
+                return self.out(self.features(x))
+        torch.manual_seed(0)
+        net = Net()
+        print(net)
+        y = net(torch.ones(3, 2))
+        print(y.shape, y.grad_fn.name(), net.steps)
+        for name, child in net.named_children():
+            print(name, type(child).__name__)
+        print(isinstance(net, nn.Module), type(net).__name__)
+        """,
+    "python_data": """
+        import torch
+        xs = [torch.tensor(float(i)) for i in range(4) if i != 2]
+        d = {"a": 1, "b": [1, 2]}
+        d["c"] = len(xs)
+        total = 0
+        i = 0
+        while i < 10:
+            i += 1
+            if i == 3:
+                continue
+            if i > 6:
+                break
+            total += i
+        else:
+            total = -1
+        print(xs, d, total, sorted([3, 1, 2], reverse=True), list(zip("ab", [1, 2])))
+        print(f"{total:>6}|{3.14159:.2f}|{'x'!r}", "{} and {name}".format(1, name="n"))
+        print(max(xs), min([4, 2]), any([0, 1]), all([]), abs(-2), divmod(7, 2), list(range(3))[::-1])
+        try:
+            torch.ones(2) @ torch.ones(3)
+        except RuntimeError as e:
+            print("caught:", e)
+        finally:
+            print("finally")
+        a, (b, c) = 1, (2, 3)
+        del d["a"]
+        print(a + b + c, d, torch.Size([2, 3]), torch.float32, x if (x := None) else "no walrus")
+        """,
+    "assert_fails": """
+        import torch
+        x = torch.ones(2)
+        assert x.sum() == 2, "sum is two"
+        assert x.sum() == 3, "sum is {}".format(x.sum().item())
+        """,
+    "numpy_interop": """
+        import numpy as np
+        import torch
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        t = torch.from_numpy(a)
+        print(t, t.dtype, a.shape, t.numpy().sum(), np.array([1, 2]) * 2)
+        """,
+}
+# "python_data" uses := which the language refuses: swapped below for a plain assignment
+PROGRAMS["python_data"] = PROGRAMS["python_data"].replace('x if (x := None) else "no walrus"', '"done"')
+
+
+def _torch(torch, path):
+    torch.manual_seed(0)
+    buf = io.StringIO()
+    error = None
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            runpy.run_path(str(path), run_name="__main__")
+        except Exception as e:  # noqa: BLE001
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
+            error = (type(e).__name__, str(e).splitlines()[0] if str(e) else "", frames[-1].lineno)
+    return buf.getvalue(), error
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_prints_what_torch_prints(torch, tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(PROGRAMS[name]).lstrip(), encoding="utf-8")
+    expected, error = _torch(torch, path)
+    core.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = runner.invoke(app, ["eval", "-f", str(path)])
+    assert r.stdout == expected
+    if error is None:
+        assert r.exit_code == 0, r.stderr
+    else:
+        kind, message, line = error
+        assert r.exit_code == 2
+        assert r.stderr == "tensorcli: error: " + one_line(f"{path}: line {line}: {kind}: {message}") + "\n"
+
+
+def test_program_from_stdin_and_argument():
+    source = "import torch\nx = torch.arange(3)\nfor v in x:\n    print(int(v) * 2)\n"
+    r = runner.invoke(app, ["eval", "-f", "-"], input=source)
+    assert (r.exit_code, r.stdout) == (0, "0\n2\n4\n")
+    r = runner.invoke(app, ["eval", source])      # an EXPR of several lines: its output, no value line
+    assert (r.exit_code, r.stdout) == (0, "0\n2\n4\n")
+    r = runner.invoke(app, ["eval", "-f", "-", "x"], input=source)
+    assert r.exit_code == 2 and "not both" in r.stderr
+
+
+def test_json_keeps_the_program_output_apart():
+    import json
+    r = runner.invoke(app, ["eval", "--json", "print('hi')\ny = torch.ones(2) * 3"])
+    obj = json.loads(r.stdout)
+    assert obj["output"] == "hi\n" and obj["result"]["data"] == [3.0, 3.0]
+
+
+def test_run_program_records_statements():
+    res = expr.run_program("import torch\nx = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n"
+                           "    y = x * 2\nz = x * 2\nprint(z.requires_grad)\n", {}, out=lambda s: None)
+    lines = [(r.line, r.text, sorted(r.bindings), r.grad_enabled) for r in res.records]
+    assert lines == [(1, "import torch", [], True),
+                     (2, "x = torch.ones(2, requires_grad=True)", ["x"], True),
+                     (4, "y = x * 2", ["y"], False),
+                     (5, "z = x * 2", ["z"], True),
+                     (6, "print(z.requires_grad)", [], True)]
+    assert res.records[2].bindings["y"].requires_grad is False
+    assert list(res.namespace) == ["x", "y", "z"] and res.output_chars == 5
+
+
+def test_run_program_records_the_failing_statement():
+    with pytest.raises(RuntimeError) as info:
+        expr.run_program("x = torch.ones(2)\ny = x @ torch.ones(3)\n", {}, out=lambda s: None)
+    assert expr.error_line(info.value) == 2 and expr.error_prefix(info.value) == "line 2: "
