@@ -395,7 +395,17 @@ class _Validator:
                     raise expr_error("**-unpacking in a dict display is not allowed", v)
                 self.expr(k)
                 self.expr(v)
-        elif kind is ast.Lambda:
+        elif kind in (ast.Lambda, ast.JoinedStr, ast.FormattedValue, *_COMPREHENSIONS):
+            self.scoped_expr(node)
+        elif kind is ast.Slice:
+            raise expr_error("a slice is only allowed inside [...]", node)
+        else:
+            raise refused(node)
+
+    def scoped_expr(self, node):
+        """lambda, comprehensions, f-strings."""
+        kind = type(node)
+        if kind is ast.Lambda:
             self.arguments(node.args)
             self.function_depth += 1
             self.expr(node.body)
@@ -420,10 +430,6 @@ class _Validator:
             self.expr(node.value)
             if node.format_spec is not None:
                 self.expr(node.format_spec)
-        elif kind is ast.Slice:
-            raise expr_error("a slice is only allowed inside [...]", node)
-        else:
-            raise refused(node)
 
     def attribute(self, node):
         if node.attr.startswith("_"):

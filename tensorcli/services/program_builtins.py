@@ -43,7 +43,8 @@ class BoundedType:
 
 
 def make_builtins(interp) -> dict:
-    """name -> callable for one interpreter run."""
+    """name -> callable for one interpreter run. Kept in one piece: every built-in closes over the
+    run's interpreter (budget, output, attribute rules), and they read best side by side."""
     limits = interp.limits
 
     def collect(iterable, what):
