@@ -166,6 +166,7 @@ class Program:
     bound: frozenset = frozenset()
     top_loads: tuple = ()
     inner_loads: tuple = ()
+    attributes: tuple = ()        # every Attribute node (module chains are resolved before running)
 
 
 def parse(source: str, limits: Limits | None = None) -> Program:

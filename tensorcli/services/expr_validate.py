@@ -27,7 +27,8 @@ def validate(source: str, tree: ast.Module, limits) -> Program:
     for stmt in tree.body:
         v.stmt(stmt)
     return Program(source, tuple(tree.body), v.assigned, limits, aliases=v.aliases,
-                   bound=frozenset(v.bound), top_loads=tuple(v.top_loads), inner_loads=tuple(v.inner_loads))
+                   bound=frozenset(v.bound), top_loads=tuple(v.top_loads), inner_loads=tuple(v.inner_loads),
+                   attributes=tuple(n for n in ast.walk(tree) if isinstance(n, ast.Attribute)))
 
 
 def _targets(node):

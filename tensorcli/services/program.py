@@ -125,10 +125,8 @@ class Interpreter(Expressions):
         for node in program.top_loads + program.inner_loads:
             if node.id not in known and node.id not in extra_roots and hasattr(_py_builtins, node.id):
                 raise expr_error(f"unknown name {node.id!r}", node)
-        for stmt in program.statements:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Attribute):
-                    self._resolve_chain(node, extra_roots)
+        for node in program.attributes:
+            self._resolve_chain(node, extra_roots)
 
     def _chain(self, node):
         parts = []

@@ -54,6 +54,17 @@ _FORMAT_NUMBER = re.compile(r"\d+")
 MAX_FORMAT_WIDTH = 1000
 
 
+_NUMPY_FUNCTIONS: list = []
+
+
+def _numpy_functions() -> frozenset:
+    """ids of the whitelisted NumPy callables (computed once)."""
+    if not _NUMPY_FUNCTIONS:
+        _NUMPY_FUNCTIONS.append(frozenset(id(getattr(np, n)) for n in NUMPY_MEMBERS
+                                          if callable(getattr(np, n, None))))
+    return _NUMPY_FUNCTIONS[0]
+
+
 class ModuleRef:
     """A module the program named (torch, torch.nn, numpy...): only its whitelisted members."""
 
@@ -121,8 +132,7 @@ class Policy:
         self.user_classes: set = set()
         self.callables: set = set()      # ids of the interpreter's built-in functions
         self.checked: dict = {}          # id -> container already checked (kept alive)
-        self.numpy_functions = frozenset(id(getattr(np, n)) for n in NUMPY_MEMBERS
-                                         if callable(getattr(np, n, None)))
+        self.numpy_functions = _numpy_functions()
         nn = backend.modules.get("torch.nn")
         self.module_class = getattr(nn, "Module", None)
         self.node = None
