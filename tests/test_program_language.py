@@ -195,6 +195,73 @@ PROGRAMS = {
         assert x.sum() == 2, "sum is two"
         assert x.sum() == 3, "sum is {}".format(x.sum().item())
         """,
+    "scopes_and_main": """
+        import torch
+        calls = 0
+        seen = []
+        def counter(g):
+            global calls
+            calls += 1
+            seen.append(g.sum().item())
+        def make():
+            n = 0
+            def inc():
+                nonlocal n
+                n += 1
+                return n
+            return inc
+        x = torch.ones(3, requires_grad=True)
+        y = x * 2
+        y.register_hook(counter)
+        y.sum().backward()
+        inc = make()
+        inc()
+        def main(*args, scale=1, **kw):
+            print(calls, seen, inc(), args, scale, kw)
+        if __name__ == "__main__":
+            main(1, 2, scale=3, extra=4)
+        """,
+    "more_idioms": """
+        import torch
+        import torch.nn as nn
+        import torch.optim as optim
+        from torch.nn import functional as F
+        from torch.autograd import grad
+        @torch.no_grad
+        def f(t):
+            return t * 2
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        print(f(x).requires_grad)
+        with torch.autograd.set_grad_enabled(False), torch.autograd.no_grad():
+            print((x * 1).requires_grad)
+        y = (x ** 3).sum()
+        g, = grad(y, x, create_graph=True)
+        print(g, g.grad_fn.name())
+        z = x * 2
+        z.retain_grad()
+        z.sum().backward()
+        print(z.grad, x.grad)
+        torch.manual_seed(1)
+        model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 2))
+        def init(m):
+            if isinstance(m, nn.Linear):
+                nn.init.constant_(m.weight, 0.1)
+                nn.init.zeros_(m.bias)
+        model.apply(init)
+        opt = optim.Adam(model.parameters(), lr=1e-2)
+        crit = nn.CrossEntropyLoss()
+        inp = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
+        lab = torch.tensor([0, 1])
+        for epoch in range(3):
+            opt.zero_grad()
+            loss = crit(model(inp), lab)
+            loss.backward()
+            opt.step()
+            print(f"epoch {epoch}: loss {loss.item():.4f}")
+        sd = model.state_dict()
+        print(list(sd.keys()), sd['0.bias'], model.load_state_dict(sd))
+        print(F.softmax(torch.tensor([1.0, 2.0]), dim=0), opt.param_groups[0]['lr'], type(opt).__name__)
+        """,
     "numpy_interop": """
         import numpy as np
         import torch

@@ -198,6 +198,13 @@ class _Validator:
                 raise expr_error("raise ... from is not allowed", node)
             if node.exc is not None:
                 self.expr(node.exc)
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            if not self.function_depth:
+                raise refused(node)
+            for name in node.names:
+                self.check_name(name, node)
+                if name in self.aliases:
+                    raise expr_error(f"cannot assign to module alias {name!r}", node)
         elif kind is ast.Delete:
             for t in node.targets:
                 if not isinstance(t, (ast.Name, ast.Subscript)):
@@ -335,6 +342,8 @@ class _Validator:
                              f"(limit {self.limits.max_literal_len})", node)
 
     def name_load(self, node):
+        if node.id == "__name__":       # `if __name__ == "__main__":` - a program runs as __main__
+            return
         self.check_name(node.id, node)
         if node.id in self.aliases:
             raise expr_error(f"module {node.id!r} cannot be used as a value", node)

@@ -276,7 +276,7 @@ class Interpreter(Expressions):
         if isinstance(target, ast.Name):
             current = self.load_name(target.id, frame, target)
             value = self.binop(stmt.op, current, self.ev(stmt.value, frame), stmt, inplace=True)
-            frame.vars[target.id] = value
+            self.store(target.id, value, frame)
         elif isinstance(target, ast.Subscript):
             container = self.ev(target.value, frame)
             idx = self.index(target.slice, frame)
@@ -357,7 +357,7 @@ class Interpreter(Expressions):
         value = fn
         for dec in reversed(stmt.decorator_list):
             value = self.decorate(dec, value, frame)
-        frame.vars[stmt.name] = value
+        self.store(stmt.name, value, frame)
 
     def make_function(self, node, frame, qualname, name=None, is_lambda=False):
         args = node.args
@@ -509,9 +509,30 @@ class Interpreter(Expressions):
                 del container[self.index(t.slice, frame)]
 
     # -- assignment ---------------------------------------------------------------------------
+    def store(self, name, value, frame):
+        """frame[name] = value, or where a global / nonlocal statement sent the name."""
+        declared = frame.declared and frame.declared.get(name)
+        if declared == "global":
+            self.globals.vars[name] = value
+        elif declared == "nonlocal":
+            f = frame.parent
+            while f is not None and f is not self.globals and name not in f.vars:
+                f = f.parent
+            if f is None or f is self.globals:
+                raise SyntaxError(f"no binding for nonlocal '{name}' found")
+            f.vars[name] = value
+        else:
+            frame.vars[name] = value
+
+    def s_Global(self, stmt, frame):
+        frame.declared = {**(frame.declared or {}), **dict.fromkeys(stmt.names, "global")}
+
+    def s_Nonlocal(self, stmt, frame):
+        frame.declared = {**(frame.declared or {}), **dict.fromkeys(stmt.names, "nonlocal")}
+
     def assign(self, target, value, frame):
         if isinstance(target, ast.Name):
-            frame.vars[target.id] = value
+            self.store(target.id, value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts), target)
             for t, item in zip(target.elts, items):

@@ -155,6 +155,7 @@ def make_builtins(interp) -> dict:
         "sum": b_sum, "min": b_min, "max": b_max, "sorted": b_sorted, "any": b_any, "all": b_all,
         "print": b_print, "type": b_type, "isinstance": b_isinstance, "issubclass": b_issubclass,
         "hasattr": b_hasattr, "super": b_super, "pow": b_pow, "float": interp.float_builtin,
+        "__name__": "__main__",
     })
     return table
 

@@ -14,7 +14,7 @@ import types
 class Frame:
     """Variables of one scope; ``parent`` is the enclosing scope (closures), None for globals."""
 
-    __slots__ = ("vars", "parent", "function", "args", "handling")
+    __slots__ = ("vars", "parent", "function", "args", "handling", "declared")
 
     def __init__(self, vars, parent=None, function=None, args=()):
         self.vars = vars
@@ -22,6 +22,7 @@ class Frame:
         self.function = function
         self.args = args
         self.handling = None     # the exception an `except` block of this frame is handling
+        self.declared = None     # name -> "global" / "nonlocal" (global and nonlocal statements)
 
 
 class ControlFlow(BaseException):
