@@ -262,6 +262,41 @@ PROGRAMS = {
         print(list(sd.keys()), sd['0.bias'], model.load_state_dict(sd))
         print(F.softmax(torch.tensor([1.0, 2.0]), dim=0), opt.param_groups[0]['lr'], type(opt).__name__)
         """,
+    "saved_tensors_hooks": """
+        import torch
+        packed = []
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t
+        def unpack(t):
+            print("unpack", tuple(t.shape))
+            return t
+        x = torch.ones(2, 3, requires_grad=True)
+        w = torch.full((3,), 2.0, requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = (w ** 2).sum()
+            z = torch.exp(x).sum() + torch.sin(w).sum()
+            q = (x * 2.0).sum()
+        print(packed)
+        y.backward()
+        z.backward()
+        print(x.grad, w.grad)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+            u = (w ** 2).sum()
+        u.backward()
+        print(w.grad)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            with torch.inference_mode():
+                i = torch.ones(2)
+            try:
+                v = (w[:2] * i).sum()
+            except RuntimeError as e:
+                print("error:", e)
+        with torch.autograd.graph.save_on_cpu():
+            s = torch.sigmoid(w).sum()
+        s.backward()
+        print(w.grad)
+        """,
     "numpy_interop": """
         import numpy as np
         import torch

@@ -25,6 +25,8 @@ from ..tensor import Tensor
 from .anomaly_mode import modified_inplace_message
 
 _seq = itertools.count()
+SAVED_TENSORS_HOOKS: list = []   # saved_tensors_hooks in force; HOOKED_SAVE: graph.py's HookedSavedTensor
+HOOKED_SAVE = None
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -212,7 +214,7 @@ class Node:
                                 f"{len(saved)} is of type {type(t).__name__}")
             if t._inference and not STATE.inference:
                 raise RuntimeError(INFERENCE_SAVE_MSG)
-            saved.append(SavedTensor(t))
+            saved.append(HOOKED_SAVE(t) if SAVED_TENSORS_HOOKS else SavedTensor(t))
             nothing = False
         # nothing saved (e.g. x * 2.0 saves neither operand): one shared tuple of Nones, not one more per node
         self._saved = _NONES.setdefault(len(saved), tuple(saved)) if nothing else tuple(saved)
@@ -653,7 +655,7 @@ class Op(Node):
             m = _ONE.get((out.shape, out.dtype))
             node._output_meta = m if m is not None else _meta1(out)
             if cls.save_output:
-                node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
+                node._saved = (node._saved or ()) + ((HOOKED_SAVE if SAVED_TENSORS_HOOKS else SavedTensor)(r, True, 0),)
             return r
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
@@ -662,7 +664,7 @@ class Op(Node):
                         for i, o in enumerate(out))
             node._output_meta = _intern(tuple(_intern((o._data.shape, o._data.dtype)) for o in res))
             if cls.save_output:
-                node._saved = (node._saved or ()) + (SavedTensor(res[0], True, 0),)
+                node._saved = (node._saved or ()) + ((HOOKED_SAVE if SAVED_TENSORS_HOOKS else SavedTensor)(res[0], True, 0),)
             return res
         if out.dtype.kind != "f":
             return Tensor._make(out)
@@ -671,7 +673,7 @@ class Op(Node):
             _mark_view(r, args[0])
         node._output_meta = _meta1(r._data)
         if cls.save_output:
-            node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
+            node._saved = (node._saved or ()) + ((HOOKED_SAVE if SAVED_TENSORS_HOOKS else SavedTensor)(r, True, 0),)
         return r
 
 

@@ -52,7 +52,8 @@ DENIED_MEMBERS = frozenset({
     "library",
 })
 DENIED_PREFIXES = ("set_", "use_", "load", "save", "register")
-ALLOWED_MEMBERS = frozenset({"set_grad_enabled", "set_detect_anomaly", "set_printoptions"})
+ALLOWED_MEMBERS = frozenset({"set_grad_enabled", "set_detect_anomaly", "set_printoptions", "saved_tensors_hooks",
+                             "save_on_cpu"})
 # Tensor methods that take a callable per element or expose storage / files; refused by name.
 DENIED_TENSOR_ATTRS = frozenset({
     "apply_", "map_", "map2_", "tofile", "dump", "dumps", "storage", "untyped_storage", "share_memory_",

@@ -183,7 +183,12 @@ class _Validator:
             self.expr(node.test)
             if node.msg is not None:
                 self.expr(node.msg)
-        elif kind is ast.Try:
+        else:
+            self.other_stmt(node, kind)
+
+    def other_stmt(self, node, kind):
+        """try, raise, global/nonlocal, del."""
+        if kind is ast.Try:
             self.body(node.body)
             for h in node.handlers:
                 if h.type is not None:
