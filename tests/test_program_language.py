@@ -375,3 +375,45 @@ def test_run_program_records_the_failing_statement():
     with pytest.raises(RuntimeError) as info:
         expr.run_program("x = torch.ones(2)\ny = x @ torch.ones(3)\n", {}, out=lambda s: None)
     assert expr.error_line(info.value) == 2 and expr.error_prefix(info.value) == "line 2: "
+
+
+HOOK_PROGRAM = """import torch
+x = torch.Tensor([0, 1, 2, 3]).requires_grad_()
+y = torch.Tensor([4, 5, 6, 7]).requires_grad_()
+w = torch.Tensor([1, 2, 3, 4]).requires_grad_()
+z = x+y
+def hook_fn(grad):
+    print(grad)
+z.register_hook(hook_fn)
+o = w.matmul(z)
+"""
+
+
+def test_grad_graph_modes_and_memory_take_a_program_file(tmp_path):
+    import json
+    prog = tmp_path / "hook.py"
+    prog.write_text(HOOK_PROGRAM, encoding="utf-8")
+    r = runner.invoke(app, ["grad", "-f", str(prog), "--json"])
+    assert r.exit_code == 0, r.stderr
+    report = json.loads(r.stdout)              # the hook's print went to stderr, stdout is the JSON
+    assert r.stderr == "tensor([1., 2., 3., 4.])\n"
+    grads = {t["name"]: t["grad"] for t in report["tensors"]}
+    assert grads["x"] == [1.0, 2.0, 3.0, 4.0] and grads["w"] == [4.0, 6.0, 8.0, 10.0] and grads["z"] is None
+    r = runner.invoke(app, ["graph", "-f", str(prog), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["graph"]["name"] == "DotBackward0"
+    r = runner.invoke(app, ["modes", "-f", str(prog), "--json"])
+    rows = {row["mode"]: row for row in json.loads(r.stdout)["modes"]}
+    assert rows["grad"]["grad_fn"] == "DotBackward0" and set(rows) >= {"no_grad", "inference_mode"}
+    r = runner.invoke(app, ["memory", "-f", str(prog), "--json"])
+    assert r.exit_code == 0, r.stderr
+
+
+def test_errors_of_a_program_file_name_the_file(tmp_path):
+    prog = tmp_path / "bad.py"
+    prog.write_text("import torch\nx = torch.ones(2)\nprint('before')\ny = x.view(3)\n", encoding="utf-8")
+    for command in ("eval", "grad", "graph", "modes"):
+        r = runner.invoke(app, [command, "-f", str(prog)])
+        assert r.exit_code == 2 and r.stderr.startswith(f"tensorcli: error: {prog}: line 4: RuntimeError: shape '[3]'"), \
+            (command, r.stderr)
+    r = runner.invoke(app, ["eval", "-f", str(tmp_path / "missing.py")])
+    assert r.exit_code == 2 and "cannot read" in r.stderr
