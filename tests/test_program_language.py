@@ -404,8 +404,12 @@ def test_grad_graph_modes_and_memory_take_a_program_file(tmp_path):
     r = runner.invoke(app, ["modes", "-f", str(prog), "--json"])
     rows = {row["mode"]: row for row in json.loads(r.stdout)["modes"]}
     assert rows["grad"]["grad_fn"] == "DotBackward0" and set(rows) >= {"no_grad", "inference_mode"}
-    r = runner.invoke(app, ["memory", "-f", str(prog), "--json"])
+    r = runner.invoke(app, ["memory", "-f", str(prog), "--json"])    # hooks cannot be registered under no_grad
+    assert r.exit_code == 2 and r.stderr.startswith(f"tensorcli: error: {prog}: line 8: RuntimeError: cannot register")
+    prog.write_text("import torch.nn as nn\nmodel = nn.Linear(4, 2)\nout = model(x)\n", encoding="utf-8")
+    r = runner.invoke(app, ["memory", "-f", str(prog), "--let", "x=[[1.0, 2.0, 3.0, 4.0]]", "--json"])
     assert r.exit_code == 0, r.stderr
+    assert set(json.loads(r.stdout)["modes"]) >= {"grad", "no_grad"}
 
 
 def test_errors_of_a_program_file_name_the_file(tmp_path):

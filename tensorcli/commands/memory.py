@@ -66,13 +66,15 @@ def register(app) -> None:
         from tensorcli import io, render
         from tensorcli.render.memory import progress_bar, render as render_memory
         from tensorcli.services import memory as svc
-        if file is not None:    # a program file run per batch, as EXPR would be
-            from tensorcli.services.evaluate import read_program
-            expr, _ = read_program(expr, file)
-        report, shape = svc.measure_command(
-            model=model, expr=expr, input_shape=input_shape, input_=input_, let=let, requires_grad=requires_grad,
-            dtype=dtype, batches=batches, modes=modes, keep_outputs=keep_outputs, backward=backward, seed=seed,
-            max_bytes=max_bytes, progress_bar=partial(progress_bar, no_color=no_color))
+        from contextlib import nullcontext
+        from tensorcli.services.evaluate import program_source
+        program = program_source(expr, file, json_output=json_) if file is not None else nullcontext(expr)
+        with program as expr:   # a program file runs per batch as EXPR would; its errors name the file
+            report, shape = svc.measure_command(
+                model=model, expr=expr, input_shape=input_shape, input_=input_, let=let,
+                requires_grad=requires_grad, dtype=dtype, batches=batches, modes=modes, keep_outputs=keep_outputs,
+                backward=backward, seed=seed, max_bytes=max_bytes,
+                progress_bar=partial(progress_bar, no_color=no_color))
         if json_:
             typer.echo(io.dumps(svc.to_json(report, model=model, expr=expr, input_shape=shape, batches=batches,
                                         keep_outputs=keep_outputs, backward=backward, seed=seed)))
