@@ -419,8 +419,8 @@ def test_string_values_from_names_and_methods():
 # ---------------------------------------------------------------------------------------
 
 def test_error_message_names_construct_and_location():
-    with pytest.raises(ExprError, match=r"^expression: lambda is not allowed \(line 2, col 5\)$"):
-        parse("k\nf = lambda: 1")
+    with pytest.raises(ExprError, match=r"^expression: global statement is not allowed \(line 2, col 1\)$"):
+        parse("k\nglobal k")
 
 
 def test_unknown_name_message():
@@ -437,44 +437,39 @@ def test_expr_error_is_a_value_error():
     assert issubclass(ExprError, ValueError)
 
 
-def test_string_literal_outside_call_is_refused():
-    with pytest.raises(ExprError, match="string literals are only allowed as call arguments"):
-        parse("'abc'")
+def test_string_literals_are_values_and_repetition_is_bounded():
+    assert value("'ab' * 3") == "ababab"
+    with pytest.raises(ExprError, match="string repetition would make"):
+        run("'abc' * 10**9")
 
 
-def test_name_used_before_assignment_is_unknown():
-    with pytest.raises(ExprError, match="unknown name 'a'"):
+def test_name_used_before_assignment_is_a_name_error():
+    with pytest.raises(NameError, match="name 'a' is not defined"):
         run("b = a; a = 1")
 
 
-def test_function_value_is_refused():
-    with pytest.raises(ExprError, match="function 'torch.zeros' can only be called"):
-        run("f = torch.zeros")
+def test_refused_module_function_is_refused_as_a_value_too():
+    with pytest.raises(ExprError, match="attribute 'save' of module 'torch' is not allowed"):
+        run("f = torch.save")
 
 
-def test_extra_callable_as_value_is_refused():
-    with pytest.raises(ExprError, match="can only be called"):
-        run("x.sum(canary)", extra_callables={"canary": Canary()})
-
-
-def test_method_value_is_refused():
-    with pytest.raises(ExprError, match="method 'sum' can only be called"):
-        run("m = x.sum")
+def test_method_value_can_be_called_later():
+    assert value("m = x.sum; m()") == value("x.sum()")
 
 
 def test_module_value_is_refused():
-    with pytest.raises(ExprError, match="module 'torch.nn' cannot be used as a value"):
-        run("torch.nn")
+    with pytest.raises(ExprError, match="module 'torch' cannot be used as a value"):
+        run("y = torch")
 
 
-def test_numpy_array_value_is_refused():
-    with pytest.raises(ExprError, match="'ndarray' is not allowed"):
-        run("x.numpy()")
+def test_numpy_array_file_methods_are_refused():
+    with pytest.raises(ExprError, match="attribute 'tofile' of ndarray is not allowed"):
+        run("x.numpy().tofile('x')")
 
 
 def test_caller_value_of_unlisted_type_is_refused():
-    with pytest.raises(ExprError, match="'dict' is not allowed"):
-        evaluate("cfg", {"cfg": {}}, backend=FAKE)
+    with pytest.raises(ExprError, match="'object' is not allowed"):
+        evaluate("cfg", {"cfg": object()}, backend=FAKE)
 
 
 def test_calling_a_class_whose_instances_are_not_values_is_refused():
@@ -492,8 +487,7 @@ def test_calling_a_dtype_class_is_refused():
 
 def test_module_functions_with_global_effects_are_refused_even_if_exported(tmp_path):
     target = tmp_path / "out.pt"
-    for source in (f"torch.save(x, '{target}')", "torch.manual_seed(0)",
-                   "torch.set_default_dtype(torch.float64)"):
+    for source in (f"torch.save(x, '{target}')", "torch.set_default_dtype(torch.float64)"):
         with pytest.raises(ExprError, match="is not allowed"):
             run(source)
     assert not target.exists() and CALLS == []
@@ -522,9 +516,9 @@ def test_attribute_access_on_non_tensor_values_is_refused():
         run("k.real")
 
 
-def test_item_assignment_on_lists_is_refused():
-    with pytest.raises(ExprError, match="item assignment is only allowed on tensors"):
-        run("a = [0]; a[0] = a")
+def test_item_assignment_on_tuples_is_refused():
+    with pytest.raises(ExprError, match="item assignment is only allowed on tensors, lists and dicts"):
+        run("a = (0,); a[0] = 1")
 
 
 def test_assignment_to_module_alias_is_refused():
@@ -532,9 +526,10 @@ def test_assignment_to_module_alias_is_refused():
         parse("torch = 1")
 
 
-def test_assignment_to_extra_callable_name_is_refused():
-    with pytest.raises(ExprError, match="cannot assign to 'canary'"):
-        run("canary = 1", extra_callables={"canary": Canary()})
+def test_assignment_shadows_an_extra_callable():
+    canary = Canary()
+    assert value("canary = 1; canary", extra_callables={"canary": canary}) == 1
+    assert canary.calls == 0
 
 
 def test_string_formatting_with_percent_is_refused():
@@ -577,7 +572,7 @@ def test_deep_syntax_tree_without_brackets_is_refused():
 
 def test_node_count_limit():
     with pytest.raises(ExprError, match="more than 2000 syntax nodes"):
-        parse(";".join(["k"] * 2_100))
+        parse(";".join(["k"] * 2_100), Limits(max_nodes=2000))
 
 
 def test_statement_count_limit():
@@ -671,44 +666,38 @@ STATIC_HOSTILE = [
     "eval('1')",
     "exec('1')",
     "getattr(x, 'grad')",
-    "lambda: 1",
-    "[i for i in x]",
     "(y := 1)",
     "f\"{open('x')}\"",
     "import os",
     "from os import system",
-    "del x",
-    "x.y = 1",
     "global x",
-    "def f(): pass",
+    "def f(): open('x')",
     "class A: pass",
-    "for i in x: pass",
-    "while 1: pass",
-    "with x: pass",
-    "'a'*10**10",
+    "for i in x: open('x')",
+    "with open('x'): pass",
     "(" * 200 + "1" + ")" * 200,
     "k" + "+k" * 50_000,
-    "{1: 2}",
-    "{1}",
+    "{1: 2, **k}",
     "*x",
-    "f(**k)",
-    "print(1)",
-    "type(x)",
+    "open(**k)",
+    "print(1, file=open('x'))",
+    "type(x).__subclasses__()",
     "x.grad_fn.next_functions[0][0].variable.__class__",
     "torch.autograd.Function.__subclasses__()",
-    "torch.autograd.Function()",
     "yield 1",
     "await x",
     "breakpoint()",
-    "try:\n    k\nexcept Exception:\n    k",
-    "raise ValueError",
-    "assert k",
-    "if k: k",
-    "x.grad.data[0]()",
-    "x.sum()()",
+    "try:\n    k\nexcept Exception:\n    open('x')",
+    "raise ValueError from k",
+    "assert k, open('x')",
+    "if k: getattr(k, 'real')",
+    "class A(torch.nn.Module, metaclass=k): pass",
+    "class A(torch.nn.Module):\n    def __call__(self): pass",
+    "@k\ndef f(): pass",
+    "lambda: x.__class__",
     "x[0].sum.__self__",
     "torch.save(x, 'pwned')",
-    "nn.Linear(10**6, 10**6)",
+    "nonlocal x",
 ]
 
 # Refused while running: checked with the canary placed *after* the expression and by the
@@ -722,8 +711,15 @@ RUNTIME_HOSTILE = [
     "torch.zeros(10**12)",
     "torch.ones(100000, 100000)",
     "x.repeat(10**6, 10**6)",
-    "x.sum",
     "x.tofile('pwned')",
+    "while 1: pass",
+    "for i in range(10**9): pass",
+    "'a'*10**10",
+    "with x: pass",
+    "'{0.__class__}'.format(x)",
+    "f'{x:>100000}'",
+    "def f(n): return f(n + 1)\nf(0)",
+    "torch.autograd.Function()",
 ]
 
 
@@ -752,8 +748,8 @@ def test_runtime_hostile_expression_is_refused_and_stops(source, tmp_path, monke
 
 
 def test_hostile_source_length_limit():
-    with pytest.raises(ExprError, match="100000 characters long"):
-        parse("k" * 100_000)
+    with pytest.raises(ExprError, match="100001 characters long"):
+        parse("k" * 100_001)
 
 
 def test_bracket_nesting_limit_reports_position():
@@ -855,9 +851,8 @@ def test_core_refuses_modules_outside_all():
 def test_core_refuses_global_state_functions():
     core = _need("tensor")
     before = core.get_default_dtype() if hasattr(core, "get_default_dtype") else None
-    for source in ("torch.set_default_dtype(torch.float64)", "torch.manual_seed(0)",
-                   "torch.set_allocation_limit(None)", "torch.set_grad_enabled(False)",
-                   "torch.no_grad()", "torch.from_numpy(x.numpy())"):
+    for source in ("torch.set_default_dtype(torch.float64)", "torch.set_allocation_limit(None)",
+                   "torch.set_num_threads(1)", "torch.hub.load('a', 'b')"):
         with pytest.raises(ExprError):
             evaluate(source, _core_names(core))
     if before is not None:

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 import core
-from tensorcli.services import expr as expr_mod
+from tensorcli.services import program as program_mod
 from tensorcli.app import app
 
 runner = CliRunner()
@@ -22,62 +22,64 @@ STATIC = [
     ("x.__class__.__init__.__globals__['os']", "'__globals__' is not allowed"),
     ("torch.Tensor.__init__.__globals__", "'__globals__' is not allowed"),
     ("x.grad_fn.__class__", "'__class__' is not allowed"),
-    ("(lambda: open('CANARY_PATH', 'w'))()", "only named functions and tensor methods can be called"),
-    ("f = lambda: 1", "lambda is not allowed"),
+    ("(lambda: open('CANARY_PATH', 'w'))()", "unknown name 'open'"),
+    ("f = lambda: __import__('os')", "'__import__' is not allowed"),
     ("(y := open('CANARY_PATH', 'w'))", "assignment expression (:=) is not allowed"),
-    ("f\"{open('CANARY_PATH', 'w')}\"", "f-string is not allowed"),
+    ("f\"{open('CANARY_PATH', 'w')}\"", "unknown name 'open'"),
     ("open('CANARY_PATH', 'w')", "unknown name 'open'"),
     ("eval(\"open('CANARY_PATH', 'w')\")", "unknown name 'eval'"),
     ("exec(\"open('CANARY_PATH', 'w')\")", "unknown name 'exec'"),
     ("getattr(x, '__class__')", "unknown name 'getattr'"),
     ("globals()", "unknown name 'globals'"),
     ("breakpoint()", "unknown name 'breakpoint'"),
-    ("import os", "import is not allowed"),
-    ("from os import system", "import is not allowed"),
+    ("import os", "import of 'os' is not allowed"),
+    ("from os import system", "import of 'os' is not allowed"),
+    ("import torch.utils.data", "import of 'torch.utils.data' is not allowed"),
     ("torch.save(x, 'CANARY_PATH')", "'save' of module 'torch' is not allowed"),
     ("torch.load('CANARY_PATH')", "'load' of module 'torch' is not allowed"),
     ("torch.from_file('CANARY_PATH')", "'from_file' of module 'torch' is not allowed"),
-    ("x.register_hook(print)", "unknown name 'print'"),
+    ("x.register_hook(open)", "unknown name 'open'"),
     ("x.apply_(open)", "unknown name 'open'"),
-    ("[c for c in ().__class__.__mro__]", "list comprehension is not allowed"),
-    ("{k: v for k, v in x}", "dict comprehension is not allowed"),
+    ("[c for c in ().__class__.__mro__]", "'__mro__' is not allowed"),
+    ("{k: v for k, v in x.__dict__}", "'__dict__' is not allowed"),
     ("torch.nn.functional.__dict__", "'__dict__' is not allowed"),
     ("torch.hub.load('a', 'b')", "'hub' of module 'torch' is not allowed"),
     ("torch.jit.script(x)", "'jit' of module 'torch' is not allowed"),
-    ("torch.manual_seed(0)", "'manual_seed' of module 'torch' is not allowed"),
+    ("torch.set_num_threads(1)", "'set_num_threads' of module 'torch' is not allowed"),
     ("torch.set_default_dtype(torch.float64)", "'set_default_dtype' of module 'torch' is not allowed"),
     ("MultiplyAdd.forward(x, x, x)", "unknown name 'MultiplyAdd.forward'"),
     ("MultiplyAdd.apply.__self__", "'__self__' is not allowed"),
-    ("def f(): open('CANARY_PATH', 'w')", "function definition is not allowed"),
-    ("class A: pass", "class definition is not allowed"),
-    ("while True: pass", "while loop is not allowed"),
-    ("for i in range(10**9): pass", "for loop is not allowed"),
-    ("with open('CANARY_PATH', 'w') as f: pass", "with statement is not allowed"),
+    ("def f(): open('CANARY_PATH', 'w')", "unknown name 'open'"),
+    ("class A: pass", "a class must have exactly one base"),
+    ("with open('CANARY_PATH', 'w') as f: pass", "unknown name 'open'"),
     ("x.sum(); __import__('os').system('touch CANARY_PATH')", "'__import__' is not allowed"),
     ("y = x * 2; y if y.sum() else __import__('os')", "'__import__' is not allowed"),
     ("torch", "module 'torch' cannot be used as a value"),
-    ("y = torch.zeros; y(3)", "can only be called"),
+    ("y = torch.save; y(x, 'CANARY_PATH')", "'save' of module 'torch' is not allowed"),
     ("torch = 1", "cannot assign to module alias 'torch'"),
-    ("'a' * 10**9", "string literals are only allowed as call arguments"),
+
     ("(" * 200 + "x" + ")" * 200, "brackets nested deeper than 50"),
     ("-" * 500 + "x", "nested deeper than 100 levels"),
-    ("x" + " + x" * 3000, "source is"),
+    ("x" + " + x" * 30000, "source is"),
     ("x\x00", "null bytes"),
     ("x +", "invalid syntax"),
     ("*x, = x", "only plain names can be unpacked into"),
     ("y = [*x]", "starred expression is not allowed"),
     ("x.__reduce_ex__(2)", "'__reduce_ex__' is not allowed"),
     ("x._data", "'_data' is not allowed"),
-    ("torch.autograd.Function()", "calling class 'torch.autograd.Function' is not allowed"),
 ]
 
 # Refused while running, before the operation: what the value is, not its name, is the problem.
 DYNAMIC = [
     ("x.tofile('CANARY_PATH')", "attribute 'tofile' of Tensor is not allowed"),
-    ("x.detach().numpy().tofile('CANARY_PATH')", "a value of type 'ndarray' is not allowed"),
+    ("x.detach().numpy().tofile('CANARY_PATH')", "attribute 'tofile' of ndarray is not allowed"),
     ("x.storage()", "attribute 'storage' of Tensor is not allowed"),
-    ("y = x * 2; n = y.grad_fn; n", "a value of type 'MulBackward0' is not allowed"),
-    ("y = x * 2; y.grad_fn.next_functions", "a value of type 'MulBackward0' is not allowed"),
+    ("y = x * 2; y.grad_fn.next_functions[0][0].variable.tofile('CANARY_PATH')",
+     "attribute 'tofile' of Tensor is not allowed"),
+    ("torch.autograd.Function()", "calling class 'torch.autograd.Function' is not allowed"),
+    ("'{0.__class__}'.format(x)", "format field '0.__class__' is not allowed"),
+    ("while True: pass", "iteration budget exceeded"),
+    ("for i in range(10**9): pass", "iterating over 1000000000 items exceeds the iteration budget"),
 ]
 
 # Refused while running, by a size check made before the operation allocates anything.
@@ -91,6 +93,7 @@ SIZES = [
     ("9 ** 9 ** 9", "integer power"),
     ("x.tolist() * 10**9", "list repetition"),
     ("[x] * 10**9", "list repetition"),
+    ("'a' * 10**9", "string repetition"),
 ]
 
 
@@ -99,13 +102,13 @@ def canary(tmp_path, monkeypatch):
     path = tmp_path / "canary"
     monkeypatch.chdir(tmp_path)
     runs = []
-    original = expr_mod._Evaluator.run
+    original = program_mod.Interpreter.run
 
     def spy(self):
         runs.append(self.program.source)
         return original(self, *())
 
-    monkeypatch.setattr(expr_mod._Evaluator, "run", spy)
+    monkeypatch.setattr(program_mod.Interpreter, "run", spy)
     yield path, runs
     assert not path.exists(), "a hostile expression created the canary file"
 
@@ -153,7 +156,8 @@ def test_grad_refuses_huge_sizes_before_allocating(canary, monkeypatch, source, 
 
 
 @pytest.mark.parametrize("command", ["graph", "modes"])
-@pytest.mark.parametrize("source,words", [STATIC[0], STATIC[2], STATIC[5], STATIC[16], SIZES[0]],
+@pytest.mark.parametrize("source,words", [STATIC[0], STATIC[2], STATIC[5],
+                                             next(e for e in STATIC if e[0].startswith("torch.save(")), SIZES[0]],
                          ids=["import", "globals", "lambda", "save", "zeros"])
 def test_graph_and_modes_refuse_too(canary, command, source, words):
     path, runs = canary

@@ -12,7 +12,7 @@ from .._warn import quietly
 from .._grad_mode import STATE
 from ..tensor import Tensor
 from .hooks import RemovableHandle
-from .saved import FREED_MSG, INFERENCE_SAVE_MSG, SavedTensor
+from .saved import FREED_MSG, HOOKED_SAVE, INFERENCE_SAVE_MSG, SAVED_TENSORS_HOOKS, SavedTensor
 
 
 def _intern(key):
@@ -122,7 +122,7 @@ class Node:
                                 f"{len(saved)} is of type {type(t).__name__}")
             if t._inference and not STATE.inference:
                 raise RuntimeError(INFERENCE_SAVE_MSG)
-            saved.append(SavedTensor(t))
+            saved.append(HOOKED_SAVE[0](t) if SAVED_TENSORS_HOOKS else SavedTensor(t))
             nothing = False
         # nothing saved (e.g. x * 2.0 saves neither operand): one shared tuple of Nones, not one more per node
         self._saved = _NONES.setdefault(len(saved), tuple(saved)) if nothing else tuple(saved)

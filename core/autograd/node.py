@@ -23,7 +23,7 @@ from .accumulate import AccumulateGrad, get_accumulator  # noqa: F401  (re-expor
 from .graph_node import (  # noqa: F401  (re-exported: the autograd package imports them from here)
     _NONES, _ONE, Node, _as_tensors, _conform, _intern, _meta1, _zeros_for, np_sum_to_shape, sum_to_shape)
 from .hooks import RemovableHandle  # noqa: F401
-from .saved import FREED_MSG, INFERENCE_SAVE_MSG, SavedTensor  # noqa: F401
+from .saved import FREED_MSG, HOOKED_SAVE, INFERENCE_SAVE_MSG, SAVED_TENSORS_HOOKS, SavedTensor  # noqa: F401
 
 _seq = itertools.count()
 _NUMBER = frozenset((int, float))
@@ -296,7 +296,7 @@ class Op(Node):
             m = _ONE.get((out.shape, out.dtype))
             node._output_meta = m if m is not None else _meta1(out)
             if cls.save_output:
-                node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
+                node._saved = (node._saved or ()) + ((HOOKED_SAVE[0] if SAVED_TENSORS_HOOKS else SavedTensor)(r, True, 0),)
             return r
         if cls.contiguous_output and not cls.is_view:
             out = _contiguous(out)
@@ -305,7 +305,7 @@ class Op(Node):
                         for i, o in enumerate(out))
             node._output_meta = _intern(tuple(_intern((o._data.shape, o._data.dtype)) for o in res))
             if cls.save_output:
-                node._saved = (node._saved or ()) + (SavedTensor(res[0], True, 0),)
+                node._saved = (node._saved or ()) + ((HOOKED_SAVE[0] if SAVED_TENSORS_HOOKS else SavedTensor)(res[0], True, 0),)
             return res
         if out.dtype.kind != "f":
             return Tensor._make(out)
@@ -314,7 +314,7 @@ class Op(Node):
             _mark_view(r, args[0])
         node._output_meta = _meta1(r._data)
         if cls.save_output:
-            node._saved = (node._saved or ()) + (SavedTensor(r, True, 0),)
+            node._saved = (node._saved or ()) + ((HOOKED_SAVE[0] if SAVED_TENSORS_HOOKS else SavedTensor)(r, True, 0),)
         return r
 
 

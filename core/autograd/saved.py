@@ -16,6 +16,11 @@ INFERENCE_SAVE_MSG = (
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
     "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
+# saved_tensors_hooks in force: (pack, unpack) pairs, innermost last; while any is, ops save HOOKED_SAVE[0]
+# (torch.autograd.graph's HookedSavedTensor, put here when that module is imported) instead of SavedTensor
+SAVED_TENSORS_HOOKS: list = []
+HOOKED_SAVE: list = [None]
+
 
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.

@@ -53,7 +53,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        QuietOpt, RequiresGradOpt, TimeoutOpt)
+                                        ProgramFileOpt, QuietOpt, RequiresGradOpt, TimeoutOpt)
 
 DEFAULT_MAX_DEPTH = 100   # services.autograd.DEFAULT_MAX_DEPTH (not imported: see commands/__init__)
 
@@ -65,8 +65,9 @@ def _print_json(report: dict) -> None:
 
 
 def grad(
-    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
-                                         "syntax; the last one is the tensor to call backward on.")],
+    expr: Annotated[Optional[str], typer.Argument(metavar="EXPR", help="Statements separated by ';' in PyTorch "
+                                         "syntax; the last one is the tensor to call backward on.")] = None,
+    file: ProgramFileOpt = None,
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     gradient: Annotated[Optional[str], typer.Option(
@@ -101,11 +102,20 @@ def grad(
     quiet: QuietOpt = False,
 ):
     """Evaluate EXPR, call backward, show every named tensor's .grad (hooks, retain_graph, custom Functions)."""
+    from tensorcli.services import autograd as ag
+    from tensorcli.services.evaluate import program_source
+    limit = ag.parse_max_bytes(max_bytes)
+    stdin_used = []
+    with program_source(expr, file, stdin_used, json_output=json_) as expr:
+        _grad(expr, let, requires_grad, gradient, retain_graph, backward_twice, hook, retain_grad, of, then, dtype,
+              limit, json_, full_data, no_color, stdin_used, steps)
+
+
+def _grad(expr, let, requires_grad, gradient, retain_graph, backward_twice, hook, retain_grad, of, then, dtype,
+          limit, json_, full_data, no_color, stdin_used, steps=False):
     from tensorcli import io, render
     from tensorcli.render.autograd import print_hook, render_grad
     from tensorcli.services import autograd as ag
-    limit = ag.parse_max_bytes(max_bytes)
-    stdin_used = []
     with ag.allocation_limit(limit):
         names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
     hooks = ag.split_names("--hook", hook)
@@ -132,6 +142,7 @@ def grad(
     else:
         render_grad(report, console)
 
+
 def _grad_steps(expr, names, hooks, retains, *, gradient, retain_graph, backward_twice, of, then, dtype, limit,
                 stdin_used, json_, full_data, no_color):
     """grad --steps: services/backward_steps.py traces, render/backward_steps.py draws."""
@@ -151,8 +162,9 @@ def _grad_steps(expr, names, hooks, retains, *, gradient, retain_graph, backward
 
 
 def graph(
-    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                         "is the tensor whose graph is shown.")],
+    expr: Annotated[Optional[str], typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor whose graph is shown.")] = None,
+    file: ProgramFileOpt = None,
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     max_depth: Annotated[int, typer.Option(
@@ -169,18 +181,22 @@ def graph(
     from tensorcli import render
     from tensorcli.render.autograd import render_graph
     from tensorcli.services import autograd as ag
+    from tensorcli.services.evaluate import program_source
     limit = ag.parse_max_bytes(max_bytes)
-    with ag.allocation_limit(limit):
-        names = ag.load_inputs(let, requires_grad, dtype, [])
-    report = ag.graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
+    stdin_used = []
+    with program_source(expr, file, stdin_used, json_output=json_) as expr:
+        with ag.allocation_limit(limit):
+            names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
+        report = ag.graph_report(expr, names, max_depth=max_depth, max_bytes=limit)
     if json_:
         _print_json(report)
     else:
         render_graph(report, render.console(no_color))
 
 def modes(
-    expr: Annotated[str, typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
-                                         "is the tensor inspected.")],
+    expr: Annotated[Optional[str], typer.Argument(metavar="EXPR", help="Statements separated by ';'; the last one "
+                                         "is the tensor inspected.")] = None,
+    file: ProgramFileOpt = None,
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     timeline: Annotated[bool, typer.Option(
@@ -201,21 +217,24 @@ def modes(
     from tensorcli import render
     from tensorcli.render.autograd import render_modes
     from tensorcli.services import autograd as ag
+    from tensorcli.services.evaluate import program_source
     limit = ag.parse_max_bytes(max_bytes)
-    with ag.allocation_limit(limit):
-        names = ag.load_inputs(let, requires_grad, dtype, [])
-    if timeline or _has_with(expr):
-        from tensorcli.render.modes_timeline import render_timeline
-        from tensorcli.services.modes_timeline import timeline_report
-        report = timeline_report(expr, names, max_bytes=limit)
-        if json_:
-            from tensorcli import io
-            from tensorcli.services import vocab
-            typer.echo(io.dumps(vocab.envelope("modes", report, schema_name="modes-timeline")))
-        else:
-            render_timeline(report, render.console(no_color), render.use_color(no_color))
-        return
-    report = ag.modes_report(expr, names, max_bytes=limit)
+    stdin_used = []
+    with program_source(expr, file, stdin_used, json_output=json_) as expr:
+        with ag.allocation_limit(limit):
+            names = ag.load_inputs(let, requires_grad, dtype, stdin_used)
+        if timeline or _has_with(expr):
+            from tensorcli.render.modes_timeline import render_timeline
+            from tensorcli.services.modes_timeline import timeline_report
+            report = timeline_report(expr, names, max_bytes=limit)
+            if json_:
+                from tensorcli import io
+                from tensorcli.services import vocab
+                typer.echo(io.dumps(vocab.envelope("modes", report, schema_name="modes-timeline")))
+            else:
+                render_timeline(report, render.console(no_color), render.use_color(no_color))
+            return
+        report = ag.modes_report(expr, names, max_bytes=limit)
     if json_:
         _print_json(report)
     else:
@@ -239,7 +258,10 @@ def _help(summary: str, examples) -> str:
 
 _EXPR_HELP = ("EXPR: PyTorch statements separated by ';' (torch.*, tensor methods, torch.nan, math.pi, "
               "float('nan')), run by a whitelist interpreter, never eval. --let NAME=TENSOR binds a tensor "
-              "(literal, .npy/.npz[:key]/.json, or -); --requires-grad marks the leaves to differentiate.")
+              "(literal, .npy/.npz[:key]/.json, or -); --requires-grad marks the leaves to differentiate. "
+              "-f FILE (- for stdin) runs a program instead (def, class, with torch.no_grad(), for, print... as "
+              "`tensorcli eval -f` runs it); its last statement is the result; with --json what it prints goes "
+              "to stderr.")
 
 GRAD_EXAMPLES = (
     "tensorcli grad 'y = 2 * x ** 2' --let x='[1.0, 1.0, 1.0]' --requires-grad x --gradient ones",

@@ -1,4 +1,5 @@
-"""`tensorcli eval EXPR --let NAME=TENSOR ...`: print the value of an expression in the safe language.
+"""`tensorcli eval EXPR --let NAME=TENSOR ...`: print the value of an expression in the safe language;
+`tensorcli eval -f prog.py` runs a program and prints exactly what it prints.
 
 The language is grad's (services/expr*.py: statements separated by ';', the value of the last one;
 AST whitelist, allocation estimates, never eval); services/evaluate.py runs it and classifies the
@@ -7,12 +8,12 @@ value, render/evaluate.py prints it, ``--json`` writes ``tensorcli.eval/2`` (doc
 """
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from tensorcli.commands.options import (DebugOpt, DtypeOpt, FullDataOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt,
-                                        OutOpt, QuietOpt, RequiresGradOpt, TimeoutOpt)
+                                        OutOpt, ProgramFileOpt, QuietOpt, RequiresGradOpt, TimeoutOpt)
 
 EXAMPLES = (
     "tensorcli eval 'a @ b' --let a='[[1.0, 2.0], [3.0, 4.0]]' --let b='[[0.5], [1.0]]'",
@@ -32,13 +33,20 @@ EXPR_HELP = ("EXPR: PyTorch statements separated by ';' (torch.*, F.*, tensor me
              "torch.nan, math.pi); the value of the last one is printed. A whitelist interpreter runs it, "
              "never eval; allocations above --max-bytes are refused before they happen. --let NAME=TENSOR "
              "binds a tensor (JSON literal, .npy/.npz[:key]/.json, or -). -o writes a tensor result "
-             "(.npy, .npz, .json, or - for .npy bytes on stdout).")
+             "(.npy, .npz, .json, or - for .npy bytes on stdout).\n\n"
+             "PROGRAMS (-f FILE, -f - for stdin, or an EXPR of several lines): import torch / torch.nn as nn / "
+             "torch.nn.functional as F / numpy as np, def and lambda, class F(torch.autograd.Function) and class "
+             "Net(nn.Module), with torch.no_grad() / enable_grad() / inference_mode() / set_grad_enabled(b), "
+             "for/while/if/try, print(...), hooks, nn modules, optimizers. With -f only what the program prints "
+             "is printed. Loops, calls and output are bounded; errors name the line: 'line 3: RuntimeError: ...'. "
+             "Example: tensorcli eval -f seed.py, or cat seed.py | tensorcli eval -f -")
 
 
 def eval_(
-    expr: Annotated[str, typer.Argument(metavar="EXPR", show_default=False,
+    expr: Annotated[Optional[str], typer.Argument(metavar="EXPR", show_default=False,
                                         help="Statements separated by ';' in PyTorch syntax; the value of "
-                                             "the last one is printed.")],
+                                             "the last one is printed.")] = None,
+    file: ProgramFileOpt = None,
     let: LetOpt = None,
     requires_grad: RequiresGradOpt = None,
     dtype: DtypeOpt = None,
@@ -57,16 +65,26 @@ def eval_(
     from tensorcli.services import evaluate as ev
     if json_ and out == "-":
         raise CliError("--json", "cannot be combined with -o - (both write to stdout)")
-    result, kind = ev.evaluate(expr, let, requires_grad=requires_grad, dtype=dtype, max_bytes=max_bytes)
+    stdin_used = []
+    source, label = ev.read_program(expr, file, stdin_used)
+    printed = [] if (json_ or out == "-") else None
+    result, kind, chars = ev.evaluate(source, let, requires_grad=requires_grad, dtype=dtype, max_bytes=max_bytes,
+                                      stdin_used=stdin_used, label=label,
+                                      out=None if printed is None else printed.append)
     if out is not None:
         ev.save(result, kind, out)
+    if out == "-" and printed:
+        sys.stderr.write("".join(printed))
     if json_:
-        sys.stdout.write(io.dumps(ev.to_json(expr, result, kind, full_data=full_data)) + "\n")
+        output = "".join(printed) if printed else None
+        sys.stdout.write(io.dumps(ev.to_json(source, result, kind, full_data=full_data, output=output)) + "\n")
         return
+    if file is not None or (chars and result is None):
+        return      # a program: its own output is the output
     if out is None:
         from tensorcli.render.evaluate import print_eval
         names = ev.item_names(result) if kind == "tensors" else None
-        print_eval(expr, result, kind, names, no_color=no_color)
+        print_eval(source, result, kind, names, no_color=no_color)
 
 
 def register(app) -> None:

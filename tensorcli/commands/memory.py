@@ -18,8 +18,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from tensorcli.commands.options import (DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, QuietOpt,
-                                        RequiresGradOpt, TimeoutOpt)
+from tensorcli.commands.options import (DebugOpt, DtypeOpt, JsonOpt, LetOpt, MaxBytesOpt, NoColorOpt, ProgramFileOpt,
+                                        QuietOpt, RequiresGradOpt, TimeoutOpt)
 
 DEFAULT_MODES = "grad,no_grad,inference_mode"   # services.memory.DEFAULT_MODES (not imported: cheap module)
 
@@ -29,6 +29,7 @@ def register(app) -> None:
     def memory(
         expr: Annotated[Optional[str], typer.Argument(
             metavar="EXPR", help="Expression to run per batch (with --let), instead of --model.")] = None,
+        file: ProgramFileOpt = None,
         model: Annotated[Optional[str], typer.Option(
             "--model", metavar="SPEC", help="core.nn layers joined by '->', e.g. "
             "'Conv2d(3,16,3) -> ReLU() -> Flatten() -> Linear(14400,10)'. Literal arguments only.")] = None,
@@ -74,17 +75,22 @@ def register(app) -> None:
         from tensorcli import io, render
         from tensorcli.render.memory import progress_bar, render as render_memory
         from tensorcli.services import memory as svc
+        from contextlib import nullcontext
+        from tensorcli.services.evaluate import program_source
         timings = timings or repeats is not None
-        report, shape = svc.measure_command(
-            model=model, expr=expr, input_shape=input_shape, input_=input_, let=let, requires_grad=requires_grad,
-            dtype=dtype, batches=batches, modes=modes, keep_outputs=keep_outputs, backward=backward, seed=seed,
-            max_bytes=max_bytes, progress_bar=partial(progress_bar, no_color=no_color),
-            repeats=(5 if repeats is None else repeats) if timings else 1)
+        program = program_source(expr, file, json_output=json_) if file is not None else nullcontext(expr)
+        with program as expr:   # a program file runs per batch as EXPR would; its errors name the file
+            report, shape = svc.measure_command(
+                model=model, expr=expr, input_shape=input_shape, input_=input_, let=let,
+                requires_grad=requires_grad, dtype=dtype, batches=batches, modes=modes, keep_outputs=keep_outputs,
+                backward=backward, seed=seed, max_bytes=max_bytes,
+                progress_bar=partial(progress_bar, no_color=no_color),
+                repeats=(5 if repeats is None else repeats) if timings else 1)
         if json_:
             typer.echo(io.dumps(svc.to_json(report, model=model, expr=expr, input_shape=shape, batches=batches,
                                         keep_outputs=keep_outputs, backward=backward, seed=seed)))
             return
-        what = f"--model '{model}'" if model is not None else f"'{expr}'"
+        what = f"--model '{model}'" if model is not None else f"-f {file}" if file is not None else f"'{expr}'"
         render_memory(report, render.console(no_color), title=f"memory of {what}, {batches} batch"
                       f"{'es' if batches != 1 else ''}{', outputs kept' if keep_outputs else ''}"
                       f"{', with backward' if backward else ''}",

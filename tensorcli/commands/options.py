@@ -78,3 +78,7 @@ QuietOpt = Annotated[bool, typer.Option(
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show where each output element comes from.")]
 AtOpt = Annotated[Optional[str], typer.Option(
     "--at", metavar="I,J", help="Explain one output element (implies --explain).")]
+ProgramFileOpt = Annotated[Optional[str], typer.Option(
+    "-f", "--file", metavar="FILE",
+    help="Run the program in FILE (- for stdin) instead of EXPR: PyTorch code with def, class, with, for, "
+         "print... run by tensorcli's whitelist interpreter, never by Python.")]

@@ -129,24 +129,39 @@ def allocation_limit(max_bytes: int):
 
 def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES, program=None):
     """Evaluate EXPR with the built-in Functions; (result, namespace). Refusals and errors raised by
-    the expression become CliError('EXPR', ...)."""
+    the expression become CliError('EXPR', ...), a shape error with its drawing (shape_errors.py)."""
     limits = expr.Limits(max_bytes=max_bytes)
-    try:
+    with expression_errors(source=source, names=names, max_bytes=max_bytes):
         if program is None:
             program = expr.parse(source, limits)
         result, namespace = expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
-    except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
-    except RecursionError as e:
-        raise _cli_error("EXPR", "expression nested too deeply") from e
-    except USER_EXCEPTIONS + (ArithmeticError, AttributeError, NotImplementedError, AssertionError) as e:
-        # AssertionError: torch's own for absent devices ("Torch not compiled with CUDA enabled")
-        err = _cli_error("EXPR", f"{type(e).__name__}: {_first_line(e)}")
-        err.__cause__ = e
-        from .shape_errors import attach   # only on failure: the failing statement and shapes, drawn
-        raise attach(err, source, names, max_bytes) from e
     _refuse_uninitialized(result, namespace)
     return result, namespace
+
+
+@contextmanager
+def expression_errors(arg: str = "EXPR", *, source=None, names=None, max_bytes=DEFAULT_MAX_BYTES):
+    """Refusals (ExprError: 'line L, col C: why') and what the program raised ('line N: RuntimeError:
+    torch's message' for a multi-line program) become one CliError naming ``arg``; with ``source``, a
+    shape error also gets the failing statement and shapes drawn under it."""
+    try:
+        yield
+    except expr.ExprError as e:
+        raise _cli_error(arg, expr.located(e)) from e
+    except RecursionError as e:
+        raise _cli_error(arg, "expression nested too deeply") from e
+    except Exception as e:  # noqa: BLE001 - what the program raised, or core's errors
+        # AssertionError: also torch's own for absent devices ("Torch not compiled with CUDA enabled")
+        line = expr.error_line(e)
+        if line is None and not isinstance(e, USER_EXCEPTIONS + (ArithmeticError, AttributeError,
+                                                                   NotImplementedError, AssertionError)):
+            raise
+        err = _cli_error(arg, f"{expr.error_prefix(e)}{type(e).__name__}: {_first_line(e)}")
+        err.__cause__ = e
+        if source is None:
+            raise err from e
+        from .shape_errors import attach   # only on failure: the failing statement and shapes, drawn
+        raise attach(err, source, names, max_bytes) from e
 
 
 def _refuse_uninitialized(result, namespace):
@@ -162,10 +177,8 @@ def _refuse_uninitialized(result, namespace):
 
 
 def parse_program(source: str, max_bytes: int):
-    try:
+    with expression_errors():
         return expr.parse(source, expr.Limits(max_bytes=max_bytes))
-    except expr.ExprError as e:
-        raise _cli_error("EXPR", _first_line(e).removeprefix("expression: ")) from e
 
 
 def _require_tensor(value, what="the expression's result"):

@@ -11,16 +11,22 @@ result; allocation estimates; no eval). The result is classified as Python would
 * ``value``: anything else the language can produce (a dtype, a list from ``tolist()``, ...),
   printed with ``repr`` as Python prints it.
 
+Programs (``-f FILE``, ``-f -`` for stdin, or a multi-line EXPR) run the same way: what they
+``print`` goes to stdout as it happens, exactly as Python would print it. With ``-f`` the run is a
+script's: nothing but its own output is printed (``--json`` puts that output in ``output``).
+
 No Typer, no Rich: commands/eval.py parses options, render/evaluate.py draws.
 """
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import core
 
 from .. import io
 from ..errors import CliError
 from . import autograd as ag
-from . import vocab
+from . import expr, vocab
 
 KINDS = ("tensor", "tensors", "size", "number", "value")
 
@@ -38,14 +44,81 @@ def kind_of(value) -> str:
     return "value"
 
 
-def evaluate(source: str, lets, *, requires_grad=None, dtype=None, max_bytes=None, stdin_used=None):
-    """(result, kind): EXPR evaluated over the --let tensors (cast to --dtype, --requires-grad marked)
-    under the allocation limit. Errors are CliError naming EXPR or the --let name."""
+MAX_PROGRAM_BYTES = 1_000_000
+
+
+def read_program(expr_arg, file, stdin_used=None):
+    """(source, label): the program of EXPR or of ``-f FILE`` (``-`` reads stdin); ``label`` names it
+    in error messages (EXPR, or the file). Exactly one of the two must be given."""
+    if file is None:
+        if expr_arg is None:
+            raise CliError("EXPR", "give an expression, or a program file with -f FILE (- for stdin)")
+        return expr_arg, "EXPR"
+    if expr_arg is not None:
+        raise CliError("-f", "give either EXPR or -f FILE, not both")
+    if file == "-":
+        if stdin_used is not None:
+            if stdin_used:
+                raise CliError("-f", f"stdin ('-') can only be read once per command, and {stdin_used[0]} "
+                                     "already reads it")
+            stdin_used.append("-f")
+        import sys
+        data = sys.stdin.read(MAX_PROGRAM_BYTES + 1) if sys.stdin is not None else ""
+        label = "<stdin>"
+    else:
+        try:
+            with open(file, "rb") as f:
+                raw = f.read(MAX_PROGRAM_BYTES + 1)
+        except OSError as e:
+            raise CliError("-f", f"cannot read {file}: {e.strerror or e}") from None
+        try:
+            data = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise CliError("-f", f"{file} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        label = file
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise CliError("-f", f"{label} is larger than {MAX_PROGRAM_BYTES} bytes")
+    return data, label
+
+
+@contextmanager
+def program_source(expr_arg, file, stdin_used=None, *, json_output=False):
+    """For grad/graph/modes/memory: yield the source of EXPR or ``-f FILE``; errors naming EXPR name
+    the file instead; with ``json_output`` what the program prints goes to stderr (stdout is JSON)."""
+    import sys
+    from .program import PRINT_STREAM
+    source, label = read_program(expr_arg, file, stdin_used)
+    token = PRINT_STREAM.set(sys.stderr) if json_output else None
+    try:
+        yield source
+    except CliError as e:
+        if e.arg == "EXPR" and label != "EXPR":
+            raise CliError(label, e.message) from e.__cause__
+        raise
+    finally:
+        if token is not None:
+            PRINT_STREAM.reset(token)
+
+
+def run(source: str, names: dict, *, max_bytes: int, label: str = "EXPR", out=None):
+    """Run EXPR or a program over ``names`` with the built-in Functions: expr.ProgramResult. Refusals
+    and the program's exceptions become one CliError naming ``label``."""
+    from .functions import CALLABLES
+    with ag.expression_errors(label):
+        return expr.run_program(source, names, extra_callables=CALLABLES,
+                                limits=expr.Limits(max_bytes=max_bytes), out=out)
+
+
+def evaluate(source: str, lets, *, requires_grad=None, dtype=None, max_bytes=None, stdin_used=None,
+             label="EXPR", out=None):
+    """(result, kind, printed): EXPR evaluated over the --let tensors (cast to --dtype,
+    --requires-grad marked) under the allocation limit; ``printed``: characters print() wrote.
+    Errors are CliError naming EXPR (or ``label``) or the --let name."""
     limit = ag.parse_max_bytes(max_bytes)
     with ag.allocation_limit(limit):
         names = ag.load_inputs(lets, requires_grad, dtype, [] if stdin_used is None else stdin_used)
-        result, _ = ag.run_expression(source, names, max_bytes=limit)
-    return result, kind_of(result)
+        res = run(source, names, max_bytes=limit, label=label, out=out)
+    return res.value, kind_of(res.value), res.output_chars
 
 
 def item_names(result) -> list:
@@ -66,8 +139,8 @@ def _value_json(result, kind) -> dict:
     return {"value": value, "text": repr(result)}
 
 
-def to_json(source: str, result, kind: str, *, full_data: bool = False) -> dict:
-    """The --json object (docs/json.md, tensorcli.eval/2)."""
+def to_json(source: str, result, kind: str, *, full_data: bool = False, output: str | None = None) -> dict:
+    """The --json object (docs/json.md, tensorcli.eval/2); ``output``: what a program printed."""
     with vocab.full_data(full_data):
         if kind == "tensor":
             body = vocab.result_json(result)
@@ -76,6 +149,8 @@ def to_json(source: str, result, kind: str, *, full_data: bool = False) -> dict:
         else:
             body = _value_json(result, kind)
     obj = {"expr": source, "kind": kind, "type": type_name(result), "result": body}
+    if output is not None:
+        obj["output"] = output
     return vocab.envelope("eval", obj)
 
 

@@ -256,7 +256,38 @@ def _diag(a, alloc):
 
 
 # Per-op output sizes from non-tensor arguments (see the module docstring for why a table).
+def _layer_weights(a, alloc):
+    """nn layers' parameters: Linear/Bilinear (in x out), Embedding (num x dim), Conv*d (out x in x kernel),
+    RNN/LSTM/GRU (gates x hidden x (input + hidden), one layer)."""
+    name = a.name
+    if name in ("Linear", "LazyLinear"):
+        return _product_of(a.arg(0, "in_features"), a.arg(1, "out_features"))
+    if name == "Bilinear":
+        return _product_of(a.arg(0, "in1_features"), a.arg(1, "in2_features"), a.arg(2, "out_features"))
+    if name in ("Embedding", "EmbeddingBag"):
+        return _product_of(a.arg(0, "num_embeddings"), a.arg(1, "embedding_dim"))
+    if name.startswith(("Conv", "ConvTranspose")):
+        k = _shape(a.arg(2, "kernel_size"))
+        nd = int(name[-2]) if name[-2].isdigit() else 1
+        if k is not None and len(k) == 1:
+            k = k * nd
+        n = _product_of(a.arg(0, "in_channels"), a.arg(1, "out_channels"))
+        return None if n is None or k is None else n * _numel(k)
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}.get(name)
+    if gates:
+        i, h = _dim(a.arg(0, "input_size")), _dim(a.arg(1, "hidden_size"))
+        return None if i is None or h is None else gates * h * (i + h)
+    return None
+
+
+def _product_of(*values):
+    dims = [_dim(v) for v in values]
+    return None if any(d is None for d in dims) else _numel(dims)
+
+
 ESTIMATES = {
+    **dict.fromkeys(("Linear", "LazyLinear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
+                     "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "RNN", "GRU", "LSTM"), _layer_weights),
     **dict.fromkeys(("zeros", "ones", "empty", "rand", "randn", "new_zeros", "new_ones", "new_empty",
                      "resize_", "resize", "empty_strided"), _size_args),
     **dict.fromkeys(("Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
@@ -360,7 +391,9 @@ class Alloc:
         a = _Args(self, name, args, kwargs, receiver)
         default = self.itemsize(a.base) if a.base is not None else (
             8 if name in INT_RESULTS else self.backend.default_itemsize())
-        itemsize = getattr(kwargs.get("dtype"), "itemsize", None) or default
+        itemsize = getattr(kwargs.get("dtype"), "itemsize", None)
+        if not isinstance(itemsize, int) or not itemsize:   # None, or a NumPy scalar class's descriptor
+            itemsize = default
         got = estimate(a, self)
         if got is None or isinstance(got, tuple):
             return got

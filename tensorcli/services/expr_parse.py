@@ -1,6 +1,7 @@
-"""The expression language's parser and static validator (the first layer of tensorcli's safe
-evaluator, see services/expr.py): size and nesting limits, a whitelist of node types, no ``_``
-names or attributes, no modules outside ``ALIASES``. Nothing here executes user text.
+"""The language's parser (the first layer of tensorcli's safe interpreter, see services/expr.py and
+services/program.py): size and nesting limits, then the static whitelist of services/expr_validate.py
+(node types, no dunder names, no ``_`` attributes, imports of torch's own modules only). Nothing here
+executes user text.
 """
 from __future__ import annotations
 
@@ -14,37 +15,67 @@ from dataclasses import dataclass
 class Limits:
     """Bounds applied while parsing and evaluating an expression."""
 
-    max_chars: int = 10_000
-    max_nodes: int = 2_000
+    max_chars: int = 100_000
+    max_nodes: int = 20_000
     max_depth: int = 50            # bracket nesting in the source
     max_ast_depth: int = 100       # syntax-tree nesting; also bounds the evaluator's recursion
-    max_statements: int = 100
+    max_statements: int = 2_000
     max_int_bits: int = 4_096
     max_str_len: int = 100_000
     max_seq_len: int = 100_000     # elements of a list/tuple value, nested elements included
     max_literal_len: int = 1_000   # elements written in one list/tuple display
     max_bytes: int = 2 * 1024**3   # largest tensor one operation may request
+    max_iterations: int = 200_000  # loop and comprehension iterations plus function calls, per run
+    max_call_depth: int = 40       # nested calls of the program's own functions (recursion)
+    max_output_chars: int = 10_000_000  # what print() may write in one run
 
 
 class ExprError(ValueError):
-    """The expression was refused: syntax, construct, name, type or size limit."""
+    """The expression was refused: syntax, construct, name, type or size limit. ``reason`` is the
+    message without position; ``line``/``col`` the place (1-based) or None."""
+
+    reason: str = ""
+    line = None
+    col = None
 
 
-# Root names that resolve to modules, by canonical dotted path.
+# Root names that resolve to modules, by canonical dotted path (a program may rebind F and nn).
 ALIASES = {"torch": "torch", "core": "torch", "F": "torch.nn.functional", "nn": "torch.nn"}
-SUBMODULES = ("nn", "nn.functional", "nn.init", "autograd", "linalg", "fft", "special")
+SUBMODULES = ("nn", "nn.functional", "nn.init", "autograd", "autograd.graph", "autograd.function",
+              "linalg", "fft", "special", "optim")
+# Modules a program may import besides torch's (numpy through a whitelist: services/program_values.py).
+IMPORTABLE_ROOTS = ("torch", "numpy")
 
-# Public module functions that touch files, global RNG/config state, or compile code.
+# Public module functions that touch files or compile code.
 DENIED_MEMBERS = frozenset({
-    "save", "load", "manual_seed", "seed", "compile", "from_file", "from_numpy", "frombuffer",
-    "fork_rng", "hub", "jit", "utils", "backends", "library",
+    "save", "load", "compile", "from_file", "frombuffer", "fork_rng", "hub", "jit", "utils", "backends",
+    "library",
 })
 DENIED_PREFIXES = ("set_", "use_", "load", "save", "register")
-# Tensor methods that take callables or write files; refused by name as a second guard.
+ALLOWED_MEMBERS = frozenset({"set_grad_enabled", "set_detect_anomaly", "set_printoptions", "saved_tensors_hooks",
+                             "save_on_cpu"})
+# Tensor methods that take a callable per element or expose storage / files; refused by name.
 DENIED_TENSOR_ATTRS = frozenset({
-    "register_hook", "register_post_accumulate_grad_hook", "apply_", "map_", "map2_",
-    "tofile", "dump", "dumps", "storage", "untyped_storage", "share_memory_",
+    "apply_", "map_", "map2_", "tofile", "dump", "dumps", "storage", "untyped_storage", "share_memory_",
 })
+# Attributes refused on any value: files, frames, code, and the class hierarchy.
+DENIED_ATTRS = frozenset({
+    "tofile", "fromfile", "dump", "dumps", "storage", "untyped_storage", "share_memory_", "from_file",
+    "to_file", "save", "load", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame",
+    "f_globals", "f_locals", "f_back", "f_builtins", "tb_frame", "tb_next", "mro", "format_map",
+})
+DENIED_ATTR_PREFIXES = ("export", "dump", "tofile", "to_file", "from_file", "fromfile", "save_to",
+                        "load_from")
+
+
+# The `_` attributes of tensors that PyTorch programs read (version counter, a view's base).
+TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_base"})
+
+
+def attr_denied(attr: str) -> bool:
+    """An attribute name no value may give: ``_`` names, files, frames (see DENIED_ATTRS)."""
+    return attr.startswith("_") or attr in DENIED_ATTRS or attr.startswith(DENIED_ATTR_PREFIXES)
+
 
 _CONSTRUCTS = {
     ast.Lambda: "lambda", ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
@@ -100,7 +131,17 @@ def _where(node) -> str:
 
 
 def expr_error(message: str, node=None) -> ExprError:
-    return ExprError(f"expression: {message}{_where(node) if node is not None else ''}")
+    err = ExprError(f"expression: {message}{_where(node) if node is not None else ''}")
+    err.reason = message
+    if node is not None and getattr(node, "lineno", None) is not None:
+        err.line, err.col = node.lineno, node.col_offset + 1
+    return err
+
+
+def located(err: ExprError) -> str:
+    """'line 3, col 5: <reason>' (or the reason alone when the place is unknown)."""
+    reason = err.reason or str(err).removeprefix("expression: ")
+    return f"line {err.line}, col {err.col}: {reason}" if err.line is not None else reason
 
 
 def refused(node) -> ExprError:
@@ -114,12 +155,19 @@ def refused(node) -> ExprError:
 
 @dataclass(frozen=True, eq=False)
 class Program:
-    """A parsed, statically validated expression program."""
+    """A parsed, statically validated program: ``aliases`` maps names to module paths (the default
+    torch/core/F/nn unless the program binds them otherwise, plus its imports), ``bound`` is every
+    name the program binds anywhere, ``top_loads`` the Name nodes read outside function bodies."""
 
     source: str
     statements: tuple
     names_assigned: list
     limits: Limits
+    aliases: dict = None
+    bound: frozenset = frozenset()
+    top_loads: tuple = ()
+    inner_loads: tuple = ()
+    attributes: tuple = ()        # every Attribute node (module chains are resolved before running)
 
 
 def parse(source: str, limits: Limits | None = None) -> Program:
@@ -134,7 +182,9 @@ def parse(source: str, limits: Limits | None = None) -> Program:
         tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
         where = f" (line {e.lineno}, col {e.offset})" if e.lineno else ""
-        raise ExprError(f"expression: invalid syntax: {e.msg}{where}") from None
+        err = ExprError(f"expression: invalid syntax: {e.msg}{where}")
+        err.reason, err.line, err.col = f"invalid syntax: {e.msg}", e.lineno, e.offset
+        raise err from None
     except (RecursionError, MemoryError):
         raise expr_error("too deeply nested or too complex to parse") from None
     except ValueError as e:  # null bytes, int literals over sys.int_info digit limit
@@ -144,10 +194,8 @@ def parse(source: str, limits: Limits | None = None) -> Program:
         raise expr_error("expression is empty")
     if len(tree.body) > limits.max_statements:
         raise expr_error(f"{len(tree.body)} statements (limit {limits.max_statements})")
-    validator = _Validator(limits)
-    for stmt in tree.body:
-        validator.stmt(stmt)
-    return Program(source, tuple(tree.body), validator.assigned, limits)
+    from .expr_validate import validate
+    return validate(source, tree, limits)
 
 
 def _check_brackets(source: str, limits: Limits) -> None:
@@ -185,149 +233,3 @@ def _check_tree_size(tree, limits: Limits) -> None:
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
-class _Validator:
-    """Whitelist walk over the tree; records assigned names in order."""
-
-    def __init__(self, limits: Limits):
-        self.limits = limits
-        self.assigned: list[str] = []
-
-    def stmt(self, node):
-        if isinstance(node, ast.Expr):
-            self.expr(node.value)
-        elif isinstance(node, ast.Assign):
-            self.expr(node.value)
-            for target in node.targets:
-                self.target(target, unpack=True)
-        elif isinstance(node, ast.AugAssign):
-            self.target(node.target, unpack=False)
-            self.expr(node.value)
-        else:
-            raise refused(node)
-
-    def target(self, node, unpack):
-        if isinstance(node, ast.Name):
-            self.store_name(node)
-        elif isinstance(node, ast.Subscript):
-            self.expr(node.value)
-            self.index(node.slice)
-        elif isinstance(node, (ast.Tuple, ast.List)) and unpack:
-            for elt in node.elts:
-                if not isinstance(elt, ast.Name):
-                    raise expr_error("only plain names can be unpacked into", elt)
-                self.store_name(elt)
-        elif isinstance(node, ast.Attribute):
-            raise expr_error("attribute assignment is not allowed", node)
-        else:
-            raise refused(node) if type(node) in _CONSTRUCTS else expr_error(
-                f"cannot assign to {type(node).__name__}", node)
-
-    def store_name(self, node):
-        self.name(node)
-        if node.id in ALIASES:
-            raise expr_error(f"cannot assign to module alias {node.id!r}", node)
-        if node.id not in self.assigned:
-            self.assigned.append(node.id)
-
-    def name(self, node):
-        if node.id.startswith("_"):
-            raise expr_error(f"name {node.id!r} is not allowed", node)
-
-    def index(self, node):
-        if isinstance(node, ast.Slice):
-            self.slice(node)
-        elif isinstance(node, ast.Tuple):
-            self.seq(node)
-            for elt in node.elts:
-                self.index_elt(elt)
-        else:
-            self.expr(node)
-
-    def index_elt(self, node):
-        if isinstance(node, ast.Slice):
-            self.slice(node)
-        else:
-            self.expr(node)
-
-    def slice(self, node):
-        for part in (node.lower, node.upper, node.step):
-            if part is not None:
-                self.expr(part)
-
-    def seq(self, node):
-        if len(node.elts) > self.limits.max_literal_len:
-            raise expr_error(f"{type(node).__name__.lower()} display has {len(node.elts)} elements "
-                       f"(limit {self.limits.max_literal_len})", node)
-        if not isinstance(node.ctx, ast.Load):
-            raise expr_error("unpacking is only allowed as an assignment target", node)
-
-    def expr(self, node, str_ok=False):
-        if isinstance(node, ast.Constant):
-            self.constant(node, str_ok)
-        elif isinstance(node, ast.Name):
-            self.name(node)
-        elif isinstance(node, ast.Attribute):
-            if node.attr.startswith("_"):
-                raise expr_error(f"attribute {node.attr!r} is not allowed", node)
-            self.expr(node.value)
-        elif isinstance(node, ast.Call):
-            self.call(node)
-        elif isinstance(node, ast.BinOp):
-            if type(node.op) not in BINOPS:
-                raise expr_error(f"operator {type(node.op).__name__} is not allowed", node)
-            self.expr(node.left)
-            self.expr(node.right)
-        elif isinstance(node, ast.UnaryOp):
-            self.expr(node.operand)
-        elif isinstance(node, ast.BoolOp):
-            for value in node.values:
-                self.expr(value)
-        elif isinstance(node, ast.Compare):
-            self.expr(node.left)
-            for comp in node.comparators:
-                self.expr(comp)
-        elif isinstance(node, ast.IfExp):
-            self.expr(node.test)
-            self.expr(node.body, str_ok)
-            self.expr(node.orelse, str_ok)
-        elif isinstance(node, ast.Subscript):
-            self.expr(node.value)
-            self.index(node.slice)
-        elif isinstance(node, (ast.List, ast.Tuple)):
-            self.seq(node)
-            for elt in node.elts:
-                self.expr(elt, str_ok)
-        elif isinstance(node, ast.Slice):
-            raise expr_error("a slice is only allowed inside [...]", node)
-        else:
-            raise refused(node)
-
-    def constant(self, node, str_ok):
-        value = node.value
-        kind = type(value)
-        if value is None or value is Ellipsis or kind in (bool, float):
-            return
-        if kind is int:
-            if value.bit_length() > self.limits.max_int_bits:
-                raise expr_error(f"integer literal has {value.bit_length()} bits "
-                           f"(limit {self.limits.max_int_bits})", node)
-        elif kind is str:
-            if not str_ok:
-                raise expr_error("string literals are only allowed as call arguments", node)
-            if len(value) > self.limits.max_str_len:
-                raise expr_error("string literal is too long", node)
-        else:
-            raise expr_error(f"{kind.__name__} literal is not allowed", node)
-
-    def call(self, node):
-        if not isinstance(node.func, (ast.Name, ast.Attribute)):
-            raise expr_error("only named functions and tensor methods can be called", node)
-        self.expr(node.func)
-        for arg in node.args:
-            self.expr(arg, str_ok=True)
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise expr_error("**-unpacking is not allowed", kw)
-            if kw.arg.startswith("_"):
-                raise expr_error(f"keyword argument {kw.arg!r} is not allowed", kw)
-            self.expr(kw.value, str_ok=True)
