@@ -135,7 +135,7 @@ def run_expression(source: str, names: dict, max_bytes: int = DEFAULT_MAX_BYTES,
         if program is None:
             program = expr.parse(source, limits)
         result, namespace = expr.evaluate(program, names, extra_callables=CALLABLES, limits=limits)
-    _refuse_uninitialized(result, namespace)
+    refuse_uninitialized(result, namespace)
     return result, namespace
 
 
@@ -164,7 +164,7 @@ def expression_errors(arg: str = "EXPR", *, source=None, names=None, max_bytes=D
         raise attach(err, source, names, max_bytes) from e
 
 
-def _refuse_uninitialized(result, namespace):
+def refuse_uninitialized(result, namespace):
     """An UninitializedParameter / UninitializedBuffer has no shape or values (torch raises on
     .shape), so no report can show it: refused by name."""
     from core.nn.parameter import is_lazy

@@ -104,9 +104,11 @@ def run(source: str, names: dict, *, max_bytes: int, label: str = "EXPR", out=No
     """Run EXPR or a program over ``names`` with the built-in Functions: expr.ProgramResult. Refusals
     and the program's exceptions become one CliError naming ``label``."""
     from .functions import CALLABLES
-    with ag.expression_errors(label):
-        return expr.run_program(source, names, extra_callables=CALLABLES,
-                                limits=expr.Limits(max_bytes=max_bytes), out=out)
+    with ag.expression_errors(label, source=source, names=names, max_bytes=max_bytes):
+        result = expr.run_program(source, names, extra_callables=CALLABLES,
+                                  limits=expr.Limits(max_bytes=max_bytes), out=out)
+    ag.refuse_uninitialized(result.value, result.namespace)
+    return result
 
 
 def evaluate(source: str, lets, *, requires_grad=None, dtype=None, max_bytes=None, stdin_used=None,
