@@ -57,7 +57,8 @@ VARIANTS = {
              "requires_grad": ("add", ["--requires-grad", "x"]), "dtype": ("add", ["--dtype", "float64"]),
              "out": ("add", ["-o", "e.npy"]), "json_": ("add", ["--json"]),
              "full_data": ("env", {"TENSORCLI_JSON_MAX_ELEMENTS": "1"}, ["--json"], ["--full-data"]),
-             "max_bytes": ("add", ["--max-bytes", "4"])},
+             "max_bytes": ("add", ["--max-bytes", "4"]),
+             "file": ("alt", ["eval", "-f", "prog.py", "--let", "x=[1.0, 2.0]"])},
     "grad": {"expr": ("alt", ["grad", "y = (x * x).sum()", *LET]), "let": ("drop",), "requires_grad": ("drop",),
              "gradient": ("add", ["--gradient", "2.0"]), "retain_graph": ("on", GRAD + ["--backward-twice"],
                                                                           ["--retain-graph"]),
@@ -65,13 +66,16 @@ VARIANTS = {
              "retain_grad": ("add", ["--retain-grad", "y"]), "of": ("add", ["--of", "y"]),
              "then": ("add", ["--retain-graph", "--then", "y"]), "dtype": ("add", ["--dtype", "float64"]),
              "max_bytes": ("add", ["--max-bytes", "4"]), "json_": ("add", ["--json"]),
-             "full_data": ("env", {"TENSORCLI_JSON_MAX_ELEMENTS": "1"}, ["--json"], ["--full-data"])},
+             "full_data": ("env", {"TENSORCLI_JSON_MAX_ELEMENTS": "1"}, ["--json"], ["--full-data"]),
+             "steps": ("add", ["--steps"]), "file": ("alt", ["grad", "-f", "prog.py", *LET])},
     "graph": {"expr": ("alt", ["graph", "y = (x + w).sum()", *LET]), "let": ("drop",), "requires_grad": ("drop",),
               "max_depth": ("add", ["--max-depth", "1"]), "dtype": ("add", ["--dtype", "float64"]),
-              "max_bytes": ("add", ["--max-bytes", "4"]), "json_": ("add", ["--json"])},
+              "max_bytes": ("add", ["--max-bytes", "4"]), "json_": ("add", ["--json"]),
+              "file": ("alt", ["graph", "-f", "prog.py", *LET])},
     "modes": {"expr": ("alt", ["modes", "y = (x + w).sum()", *LET]), "let": ("drop",), "requires_grad": ("drop",),
               "dtype": ("add", ["--dtype", "float64"]), "max_bytes": ("add", ["--max-bytes", "4"]),
-              "json_": ("add", ["--json"])},
+              "json_": ("add", ["--json"]), "timeline": ("add", ["--timeline"]),
+              "file": ("alt", ["modes", "-f", "prog.py", *LET])},
     "memory": {"expr": ("on", MEMORY_EXPR, ["--modes", "grad"]), "model": ("drop",), "input_shape": ("drop",),
                "input_": ("on", ["memory", "--model", "Linear(4,3)"], ["--input", "[[1.0, 2, 3, 4]]"]),
                "let": ("on", ["memory", "torch.sigmoid(x)", "--let", "x=[1.0]"], ["--let", "x=[1.0, 2.0, 3.0]"]),
@@ -80,11 +84,12 @@ VARIANTS = {
                "modes": ("add", ["--modes", "grad"]), "keep_outputs": ("add", ["--batches", "2", "--keep-outputs"]),
                "backward": ("add", ["--backward"]), "max_bytes": ("add", ["--max-bytes", "16"]),
                "json_": ("add", ["--json"]), "repeats": ("add", ["--repeats", "5"]),
-               "timings": ("add", ["--timings"])},
+               "timings": ("add", ["--timings"]),
+               "file": ("alt", ["memory", "-f", "prog.py", "--let", "x=[1.0, 2.0]"])},
     "check": {"paths": ("alt", ["check", "other.toml"]), "junit": ("add", ["--junit", "r.xml"]),
               "json_": ("add", ["--json"]), "keyword": ("add", ["-k", "ok"]), "fail_fast": ("add", ["-x"]),
               "against_torch": ("add", ["--against-torch"]), "max_bytes": ("add", ["--max-bytes", "4"]),
-              "quiet": ("add", ["-q"])},
+              "quiet": ("add", ["-q"]), "allow_path": ("add", ["--allow-path", "no-such-dir"])},
 }
 DEBUG_BAD = {"show": ["show", "[[1, 2]"], "ops": ["ops", "--ndim", "99"], "eval": ["eval", "x +"],
              "grad": ["grad", "y = (", *LET], "graph": ["graph", "y = (", *LET], "modes": ["modes", "y = (", *LET],
@@ -103,6 +108,9 @@ EXCEPTIONS = {
     ("graph", "quiet"): "a global option; graph prints no notes",
     ("modes", "quiet"): "a global option; modes prints no notes",
     ("memory", "quiet"): "a global option; memory's progress bar shows only on a terminal",
+    **{(c, "timeout"): "only a run slower than the budget shows it (one timer for every command, services/budget.py): "
+                       "tests/test_timeout.py runs eval and check past theirs"
+       for c in ("eval", "grad", "graph", "modes", "memory", "check")},
 }
 
 
@@ -150,7 +158,15 @@ def _drop(argv, opt_names):
     return out
 
 
+def _shell_split(text):
+    """shlex.split, plus bash's $'...' quoting (the modes example writes its program's newlines so)."""
+    def ansi_c(m):
+        return shlex.quote(m.group(1).encode().decode("unicode_escape"))
+    return shlex.split(re.sub(r"\$'((?:[^'\\]|\\.)*)'", ansi_c, text))
+
+
 def _cases_dir(tmp_path):
+    (tmp_path / "prog.py").write_text("y = (x * 3).sum()\nprint(y)\ny\n")
     (tmp_path / "cases.toml").write_text(CASES)
     (tmp_path / "other.toml").write_text(CASES.split("[[case]]\nname = \"first")[0])
     return tmp_path
@@ -245,6 +261,8 @@ OP_COMMON = {
     "cli_max_bytes": (GATHER, ["--max-bytes", "16"], {}),
     "cli_full_data": (GATHER + ["--json"], ["--full-data"], {"TENSORCLI_JSON_MAX_ELEMENTS": "1"}),
     "cli_quiet": (["softmin", "[[1.0, 2.0]]"], ["-q"], {}),
+    # the budget itself shows only on a slow run (tests/test_timeout.py); here: the value is parsed and checked
+    "cli_timeout": (GATHER, ["--timeout", "-1"], {}),
 }
 
 
@@ -519,7 +537,7 @@ def test_every_help_example_of_the_other_commands_runs(app, commands, tmp_path, 
         np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))   # an example may overwrite it
         piped = None
         for stage in example.split(" | "):
-            argv = shlex.split(stage.split("  (")[0].replace("2>/dev/null", ""))
+            argv = _shell_split(stage.split("  (")[0].replace("2>/dev/null", ""))
             if argv[0] != "tensorcli":   # xmllint and friends: what tensorcli printed is checked above
                 continue
             r = CliRunner().invoke(app, argv[1:], input=piped, env=ENV)
