@@ -9,10 +9,12 @@ Also here: global options on either side of the command, JSON errors, one error 
 short bare usage, --dim all, whole-sentence help summaries and help text for every option."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -126,6 +128,18 @@ def commands(app):
 
 
 _TIME = re.compile(r"\d+(\.\d+)?\s?(ms|µs|us|ns|s)\b|\(\d+(\.\d+)?-\d+(\.\d+)?\)|\"(wall_s|\w+_s)\": [\d.e-]+")
+
+
+@contextlib.contextmanager
+def warnings_shown():
+    """Every warning printed on stderr, as a terminal session shows the first one: pytest's warnings plugin
+    records them instead, and Python shows one only once per place."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: sys.stderr.write(
+            warnings.formatwarning(message, category, filename, lineno, line))
+        yield
 
 
 def outcome(app, argv, tmp_path, env=None, mask_times=True):
@@ -269,9 +283,7 @@ OP_COMMON = {
 def test_op_common_options_each_change_the_run(app, commands, tmp_path):
     from tensorcli.commands.op import _COMMON
     assert {name for name, _, _ in _COMMON} == set(OP_COMMON), "a common option without a variant here"
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")   # a warning shown once per process would hide -q's effect
+    with warnings_shown():   # -q's effect is a warning that goes
         idle = [(k, extra) for k, (base, extra, env) in OP_COMMON.items()
                 if outcome(app, base, tmp_path, env) == outcome(app, base + extra, tmp_path, env)]
     assert not idle, idle
@@ -283,8 +295,7 @@ def test_quiet_silences_warnings_and_only_them(app, torch, tmp_path):
         warnings.simplefilter("always")
         torch.nn.functional.softmin(torch.tensor([[1.0, 2.0]]))
     assert w, "torch warns on softmin's implicit dim"
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")   # not once per process: this test may not be the first to warn
+    with warnings_shown():
         code, out, err, _ = outcome(app, ["softmin", "[[1.0, 2.0]]"], tmp_path)
         code_q, out_q, err_q, _ = outcome(app, ["softmin", "[[1.0, 2.0]]", "-q"], tmp_path)
     assert code == 0 and "Implicit dimension choice for softmin" in err

@@ -91,13 +91,7 @@ def register(app):
         _install_case_budget(max_bytes)   # loading the cases' data is within it too
         files, cases, errors = _load(paths, allow_path or (), junit)
         if errors:
-            if json_:
-                sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
-            if junit:
-                _write(junit, check_report.malformed_junit(errors))
-            for e in errors:   # one line each on stderr; the JSON above already says it on stdout
-                report_error(CliError(None, str(e)))
-            raise typer.Exit(2)
+            _report_malformed(errors, json_, junit)
         if against_torch:
             try:
                 checks.torch_engine()
@@ -151,6 +145,21 @@ def _load(paths, allow, junit):
         with io.output_errors(junit, "--junit"):
             check_output(junit)
     return loaded
+
+
+def _report_malformed(errors, json_, junit):
+    """Malformed case files: JSON on stdout (--json), the JUnit report, one line each on stderr; exit 2."""
+    import sys
+    from tensorcli import io
+    from tensorcli.errors import CliError, report as report_error
+    from tensorcli.services import check_report
+    if json_:
+        sys.stdout.write(io.dumps(check_report.malformed_json(errors)) + "\n")
+    if junit:
+        _write(junit, check_report.malformed_junit(errors))
+    for e in errors:   # one line each on stderr; the JSON above already says it on stdout
+        report_error(CliError(None, str(e)))
+    raise typer.Exit(2)
 
 
 def _quiet() -> bool:
