@@ -85,7 +85,10 @@ def test_man_page_renders_with_man_when_available(tmp_path):
 
 
 def test_completion_installs_into_home_and_completes(tmp_path):
-    r = run("--install-completion", "bash", env={"HOME": str(tmp_path), "SHELL": "/bin/bash"})
+    # the shell named, not detected: typer's detection walks the process tree for a shell, and a detached
+    # test run (reparented to init) has none above it
+    r = run("--install-completion", "bash", env={"HOME": str(tmp_path), "SHELL": "/bin/bash",
+                                                 "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"})
     assert r.returncode == 0, r.stderr
     assert "tensorcli" in (tmp_path / ".bashrc").read_text()
     r = run(env={"_TENSORCLI_COMPLETE": "complete_bash", "COMP_WORDS": "tensorcli gath", "COMP_CWORD": "1"})
