@@ -23,9 +23,9 @@ from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices
 from ..ops.nn.softmax import log_softmax, softmax
 # activations, losses and small layers of issue #14
-from ..ops.nn.activation_more import (celu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, mish, relu6,
+from ..ops.nn.activation_variants import (celu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, mish, relu6,
                                       selu, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
-from ..ops.nn.activation_more import torch_celu_ as celu_, torch_selu_ as selu_
+from ..ops.nn.activation_variants import torch_celu_ as celu_, torch_selu_ as selu_
 from ..ops.nn.activation_param import prelu, rrelu, rrelu_
 from ..ops.nn.bilinear import bilinear
 from ..ops.nn.dropout_alpha import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout
@@ -33,7 +33,7 @@ from ..ops.nn.loss_composite import (cosine_embedding_loss, gaussian_nll_loss, h
                                      margin_ranking_loss, multilabel_soft_margin_loss, poisson_nll_loss,
                                      triplet_margin_loss, triplet_margin_with_distance_loss)
 from ..ops.nn.loss_margin import multi_margin_loss, multilabel_margin_loss, soft_margin_loss
-from ..ops.nn.norm_more import local_response_norm, rms_norm
+from ..ops.nn.norm_composite import local_response_norm, rms_norm
 from ..ops.nn.pdist import pdist
 from ..ops.nn.pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 

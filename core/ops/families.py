@@ -2,7 +2,7 @@
 
 `import core` imports only what the generated table core/ops/lazy_table.py marks eager. Laziness has
 two grains:
-- whole families (LAZY: linalg, sorting, random, nn, creation_more, masked): none of their modules is
+- whole families (LAZY: linalg, sorting, random, nn, factories, masked): none of their modules is
   imported at start-up;
 - single modules of the packages in FINE (pointwise, reduce, shape, indexing) and the one-module
   families (einsum, conversion): each submodule is a unit of its own, so `tensorcli gather` imports
@@ -29,8 +29,8 @@ from . import lazy_table, registry
 
 # import order = registration order (OPS lists ops in this order; a later family may override)
 ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion",
-         "creation_more", "masked")
-LAZY = ("linalg", "sorting", "random", "nn", "creation_more", "masked")    # whole families
+         "factories", "masked")
+LAZY = ("linalg", "sorting", "random", "nn", "factories", "masked")    # whole families
 FINE = ("pointwise", "reduce", "shape", "indexing")                         # lazy per submodule
 if not lazy_table.UNITS:    # no table yet (the generator's first run): import everything
     registry.EAGER = True

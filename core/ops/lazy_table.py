@@ -11,7 +11,7 @@ UNITS = (('core.ops.pointwise.addc', False), ('core.ops.pointwise.unary', True),
          ('core.ops.pointwise.power', True), ('core.ops.pointwise.binary_math', True),
          ('core.ops.pointwise.fill_copy', True), ('core.ops.pointwise.special', False),
          ('core.ops.pointwise.special_ops', False), ('core.ops.pointwise.special_poly', False),
-         ('core.ops.pointwise.special_bessel_more', False), ('core.ops.pointwise', True),
+         ('core.ops.pointwise.special_bessel_second_kind', False), ('core.ops.pointwise', True),
          ('core.ops.reduce.cumulative', False), ('core.ops.indexing.gather_scatter', False),
          ('core.ops.indexing.scatter_reduce', False), ('core.ops.indexing.index_select_add_fill', False),
          ('core.ops.indexing.masked', False), ('core.ops.indexing.take', False),
@@ -30,7 +30,7 @@ UNITS = (('core.ops.pointwise.addc', False), ('core.ops.pointwise.unary', True),
          ('core.ops.reduce.histogram', False), ('core.ops.reduce.native_norms', False),
          ('core.ops.reduce.renorm', False), ('core.ops.linalg', False), ('core.ops.einsum', False),
          ('core.ops.sorting', False), ('core.ops.random', False), ('core.ops.nn', False),
-         ('core.ops.conversion', True), ('core.ops.creation_more', False), ('core.ops.masked', False))
+         ('core.ops.conversion', True), ('core.ops.factories', False), ('core.ops.masked', False))
 FAMILIES = {
     'core.ops.pointwise.addc': {"ops": [
         ('addcmul', 'pointwise', 'input + value * tensor1 * tensor2, broadcasting all three.', ('addcmul',), 'addcmul_', None, True, {'cli_example': "tensorcli addcmul '[1.0,2.0]' --tensor1 '[3.0,4.0]' --tensor2 '[[1.0],[2.0]]' --value 0.5 --explain"}, False),
@@ -102,7 +102,7 @@ FAMILIES = {
         ('special.spherical_bessel_j0', 'pointwise', 'special.spherical_bessel_j0(input) (no gradient).', (), None, None, True, {'cli_example': "tensorcli special.spherical-bessel-j0 '[0.5,1,2]' --explain"}, False),
     ], "functions": [],
     "methods": []},
-    'core.ops.pointwise.special_bessel_more': {"ops": [
+    'core.ops.pointwise.special_bessel_second_kind': {"ops": [
         ('special.airy_ai', 'pointwise', 'special.airy_ai(input) (no gradient).', (), None, None, True, {'cli_example': "tensorcli special.airy-ai '[-1.0,0,1]' --explain"}, False),
         ('special.bessel_y0', 'pointwise', 'special.bessel_y0(input) (no gradient).', (), None, None, True, {'cli_example': "tensorcli special.bessel-y0 '[0.5,1,2]' --explain"}, False),
         ('special.bessel_y1', 'pointwise', 'special.bessel_y1(input) (no gradient).', (), None, None, True, {'cli_example': "tensorcli special.bessel-y1 '[0.5,1,2]' --explain"}, False),
@@ -618,7 +618,7 @@ FAMILIES = {
                      'grid_sampler_3d', 'grid_sampler', 'affine_grid_generator', 'convolution', 'conv_tbc',
                      'ctc_loss'],
     "methods": ['softmax', 'log_softmax', 'hardshrink', 'prelu']},
-    'core.ops.creation_more': {"ops": [
+    'core.ops.factories': {"ops": [
         ('fill', 'pointwise', "torch.fill(input, value): a new tensor of input's shape and dtype filled with value (no gradient to input; a 0-d tensor value gets the sum of the gradient).", (), None, None, True, {'cli_example': "tensorcli fill '[1.0, 2.0, 3.0]' --value 7 --explain"}, False),
     ], "functions": ['scalar_tensor', 'empty_strided', 'empty_permuted', 'fill', 'hamming_window', 'hann_window',
                      'bartlett_window', 'blackman_window', 'kaiser_window', 'range'],

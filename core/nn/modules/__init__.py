@@ -30,12 +30,12 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Mi
 from .bilinear import Bilinear
 from .channelshuffle import ChannelShuffle
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout_more import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout
+from .dropout_alpha_nd import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                    MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
 from .loss import CTCLoss
-from .normalization_more import LocalResponseNorm, RMSNorm
+from .normalization_rms_lrn import LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 # pooling, convolution and resampling layers (issue #14)
 from .conv import Conv3d, ConvTranspose1d, ConvTranspose3d
@@ -56,7 +56,7 @@ from ..container import Container
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import SyncBatchNorm
 from .loss import NLLLoss2d
-from .normalization_more import CrossMapLRN2d
+from .normalization_rms_lrn import CrossMapLRN2d
 from .batchnorm import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
                    LazyConvTranspose3d)

@@ -87,7 +87,7 @@ if registry.EAGER:   # import every submodule now, in this order (= registration
     from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise,
                    power, special, unary)
     from . import special_ops, special_poly
-    from . import special_bessel_more  # noqa: F401  (registers on import)
+    from . import special_bessel_second_kind  # noqa: F401  (registers on import)
     _record_aliases()
     for _name in _MODULES:
         _mark_elementwise(globals()[_name])
