@@ -167,7 +167,7 @@ __all__ = sorted(set(_FUNCTIONS) | {
 })
 
 
-# torch's submodules that core also has (tests/test_programs.py checks each one against torch)
+# torch's submodules that core also has (tests/core/test_programs.py checks each one against torch)
 _TORCH_SUBMODULES = (
     "accelerator", "autograd", "autograd.anomaly_mode", "autograd.function", "autograd.functional",
     "autograd.gradcheck", "autograd.grad_mode", "autograd.graph", "autograd.profiler", "backends", "backends.cpu",

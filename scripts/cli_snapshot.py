@@ -9,7 +9,7 @@
 
 `--update` / `--check`: about 30 representative screens (tests/terminal.py SCREENS), each as an
 80-column colour terminal shows it with the styles stripped, kept as tests/snapshots/<subject>.txt
-so that a change to what users see shows up in review (tests/test_terminal_snapshots.py compares).
+so that a change to what users see shows up in review (tests/tensorcli/render/test_terminal_snapshots.py compares).
 
 `record` collects commands from README.md, docs/*.md, examples/README.md and the `Examples:` of
 every command's `--help`, one small run (and a `--json` run) of every op command (its registry /

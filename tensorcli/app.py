@@ -15,7 +15,7 @@ import signal
 import sys
 
 
-def _interrupted(signum, frame):  # pragma: no cover - exercised by tests/test_exit_codes.py
+def _interrupted(signum, frame):  # pragma: no cover - exercised by tests/tensorcli/test_exit_codes.py
     """SIGINT outside a command's run (start-up, imports, exit): leave at once, status 130."""
     os._exit(130)
 

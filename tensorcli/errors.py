@@ -1,6 +1,6 @@
 """The one error path of tensorcli.
 
-The exit-code contract (tests/test_exit_codes.py runs it through the console script):
+The exit-code contract (tests/tensorcli/test_exit_codes.py runs it through the console script):
 
 * 0 ok (also when the reader of stdout went away: `tensorcli --help | head -1`);
 * 1 only when a check fails (`tensorcli check`);

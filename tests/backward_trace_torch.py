@@ -1,4 +1,4 @@
-"""The torch side of tests/test_backward_steps.py: the same trace taken from torch with torch's own
+"""The torch side of tests/tensorcli/services/test_backward_steps.py: the same trace taken from torch with torch's own
 public hooks (Node.register_prehook / register_hook on every grad_fn node, AccumulateGrad pre-hooks,
 register_post_accumulate_grad_hook), so node order, names and every gradient can be compared."""
 from __future__ import annotations

@@ -7,7 +7,7 @@ COMMANDS.json: a list of argv lists (or {"argv": [...], "env": {...}} for a comm
 environment variables). Core and the CLI are imported first, so the baseline is the
 process after its imports; before each command the peak-RSS mark is reset (/proc/self/clear_refs
 "5"), and the growth is VmHWM after the command minus VmRSS before it. stdout is kept (64 KiB).
-Used by tests/test_budget_*.py: one interpreter start for many commands, none in the test process.
+Used by tests/tensorcli/services/test_budget*.py: one interpreter start for many commands, none in the test process.
 """
 from __future__ import annotations
 

@@ -8,7 +8,10 @@ import sys
 import numpy as np
 import pytest
 
+# The checkout first (core, tensorcli, tests.*), then this directory for the shared helpers (harness, paths, ...).
+# tests/core and tests/tensorcli have no __init__.py: as namespace portions they never shadow the packages.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("_TYPER_FORCE_DISABLE_TERMINAL", "1")
 
 

@@ -1,4 +1,4 @@
-"""Shared by the hostile-input suite (tests/test_hostile_*.py): how a refusal must look, and a
+"""Shared by the hostile-input suite (the hostile tests (tests/tensorcli/**/test_*hostile*.py)): how a refusal must look, and a
 child process that runs several tensorcli commands under an address-space limit and an alarm, for
 inputs that would hang or fill memory if a refusal ever regressed (devices, FIFOs, /proc)."""
 from __future__ import annotations

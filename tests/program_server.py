@@ -1,5 +1,5 @@
 """Runs Python programs as `python program.py` would, each in a fork of a server process that imported torch
-(or core as torch) once: tests/test_programs.py and tests/test_training_loop.py compare their stdout."""
+(or core as torch) once: tests/core/test_programs.py and tests/core/test_training_loop.py compare their stdout."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,7 @@
 """Sample inputs keyed by registry name, for the ops PyTorch's op_db does not cover (aliases, core's
 own additions). Each entry: a list of (args, kwargs) built from torch values by a function of
 `torch`, so the harness can run the same call in both libraries. An op that op_db covers needs no
-entry here: tests/test_registry.py finds its OpInfo."""
+entry here: tests/core/ops/test_registry.py finds its OpInfo."""
 from __future__ import annotations
 
 

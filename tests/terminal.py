@@ -1,6 +1,6 @@
 """Commands as a terminal shows them, in-process: the human output of a tensorcli command rendered
 through a forced terminal of a given width (FORCE_COLOR, COLUMNS: what Rich reads), ANSI styles
-stripped; and the same command piped (no colour). Shared by tests/test_terminal_*.py and
+stripped; and the same command piped (no colour). Shared by tests/tensorcli/render/test_terminal_*.py and
 `python scripts/cli_snapshot.py --update` (tests/snapshots/, one file per screen, named by subject).
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ The contract for a module ``tensorcli/commands/<name>.py``:
   scripts call thousands of times: at module level import only typer, the standard library and
   the light tensorcli modules (``tensorcli.errors``, ``tensorcli.spec``, ``tensorcli.commands.options``).
   Import ``tensorcli.services.*``, ``tensorcli.io`` (NumPy), ``tensorcli.render`` (Rich) inside
-  the command body; never torch. (tests/test_cli.py checks that importing every module listed
+  the command body; never torch. (tests/tensorcli/test_app.py checks that importing every module listed
   below pulls in none of rich, core, numpy, torch, pydantic.)
 * Tensor arguments are read with ``tensorcli.io.load_tensor(spec, arg="--x", stdin_used=seen)``
   (one ``seen = []`` list per invocation, so at most one argument reads stdin) and results

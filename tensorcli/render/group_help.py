@@ -4,7 +4,7 @@ Typer renders help through typer.rich_utils, whose imports (rich.markdown -> mar
 -> pygments) cost ~25 ms: a third of `tensorcli --help`. This module is the part of Typer 0.29's
 `rich_format_help` that a group in "rich" markup mode uses (usage, help text, option panels, command
 panels, epilog), with the same styles, on rich.console / table / panel only; the output is the same
-text (tests/test_cli_help.py compares it with Typer's). Subcommands keep Typer's own rendering."""
+text (tests/tensorcli/test_help.py compares it with Typer's). Subcommands keep Typer's own rendering."""
 from __future__ import annotations
 
 import inspect

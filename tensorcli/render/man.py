@@ -1,6 +1,6 @@
 """`tensorcli --man`: the manual page (roff), generated from the same help text as --help.
 
-docs/tensorcli.1 is this output (tests/test_cli_help.py checks it is current; regenerate with
+docs/tensorcli.1 is this output (tests/tensorcli/test_help.py checks it is current; regenerate with
 `tensorcli --man > docs/tensorcli.1`). Standard library only.
 """
 from __future__ import annotations
