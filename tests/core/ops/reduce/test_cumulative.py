@@ -81,7 +81,6 @@ def _compare(torch, fn, *inputs, rtol=1e-5, atol=1e-5, grad=True):
             check(torch, fn, *inputs, rtol=rtol, atol=atol, grad=grad)
 
 
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kw", [{}, {"n": 2}, {"n": 0}, {"n": 5}, {"dim": 0}, {"n": -1}])
 def test_diff(torch, dtype, kw):

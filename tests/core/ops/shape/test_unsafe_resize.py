@@ -66,3 +66,71 @@ def test_resize_shrinks_or_keeps(torch, shape):
                         lambda: torch.ones(2, requires_grad=True).resize_(3))
     assert str(ec) == str(et)
 
+
+def _geom(t):
+    return tuple(t.shape), t.stride(), t.storage_offset()
+
+
+RESIZE_CASES = {   # each returns (the resized tensor, the number of its leading elements that are defined, others)
+    "strided_view_uses_storage": lambda L, np: (L.arange(10.0)[::2].resize_(3), 3, []),
+    "offset_view": lambda L, np: (L.arange(10.0)[2:].resize_(2, 2), 4, []),
+    "shrink_keeps_storage": lambda L, np: (L.arange(6.0).resize_(2).resize_(6), 6, []),
+    "same_shape_keeps_strides": lambda L, np: (L.arange(6.0).view(2, 3).t().resize_(3, 2), 6, []),
+    "transposed_to_contiguous": lambda L, np: (L.arange(6.0).view(2, 3).t().resize_(2, 3), 6, []),
+    "view_shares_after_shrink": lambda L, np: _shared(L),
+    "grow_keeps_contents": lambda L, np: (L.arange(6.0).resize_(8), 6, []),
+    "grow_2d": lambda L, np: (L.arange(6.0).resize_(2, 3).resize_(3, 3), 6, []),
+    "from_numpy_shrink_regrow": lambda L, np: (L.from_numpy(np.arange(6.0)).resize_(3).resize_(6), 6, []),
+    "zero_sizes": lambda L, np: (L.ones(2, 3).resize_(3, 0), 0, [L.ones(2, 3).resize_(0, 3).stride()]),
+    "expanded": lambda L, np: (L.arange(4.0).expand(3, 4).resize_(2, 2), 4, []),
+    "size_forms": lambda L, np: (L.ones(2, 2).resize_(L.Size([4])).resize_([2, 2]).resize_((1, 4)), 4, []),
+    "sliced_2d": lambda L, np: (L.arange(12.0).view(3, 4)[:, 1:3].resize_(2, 2), 4, []),
+}
+
+
+def _shared(L):
+    a = L.arange(6.0)
+    v = a.view(2, 3).resize_(3)
+    v[0] = 100
+    return v, 3, [a]
+
+
+@pytest.mark.parametrize("name", list(RESIZE_CASES))
+def test_resize_geometry_and_sharing_like_torch(torch, name):
+    (c, nc, oc), (t, nt, ot) = RESIZE_CASES[name](core, np), RESIZE_CASES[name](torch, np)
+    assert _geom(c) == _geom(t) and nc == nt
+    assert c.reshape(-1)[:nc].tolist() == t.reshape(-1)[:nt].tolist()
+    for a, b in zip(oc, ot, strict=True):
+        assert (a.tolist() if hasattr(a, "tolist") else a) == (b.tolist() if hasattr(b, "tolist") else b)
+
+
+@pytest.mark.parametrize("call", ["from_numpy_grow", "as_tensor_grow", "negative", "float_size", "requires_grad",
+                                  "requires_grad_no_grad"])
+def test_resize_errors_like_torch(torch, call):
+
+    def run(L):
+        if call == "from_numpy_grow":
+            return L.from_numpy(np.arange(6.0)).resize_(7)
+        if call == "as_tensor_grow":
+            return L.as_tensor(np.arange(6.0)).resize_(2, 4)
+        if call == "negative":
+            return L.ones(2).resize_(2, -1)
+        if call == "float_size":
+            return L.ones(2).resize_(2.5)
+        x = L.ones(2, requires_grad=True)
+        with L.set_grad_enabled(call == "requires_grad"):
+            return x.resize_(3)
+    ec, et = same_error(lambda: run(core), lambda: run(torch))
+    assert et is not None and str(ec) == str(et)
+
+
+def test_resize_version_counter(torch):
+    def run(L):
+        x = L.ones(2, 3)
+        v = x._version
+        x.resize_(2, 3)
+        same = x._version - v
+        x.resize_(6)
+        return same, x._version - v
+    assert run(core) == run(torch)
+
