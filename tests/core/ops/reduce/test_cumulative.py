@@ -120,3 +120,10 @@ def test_logcumsumexp_infinities(torch):
     x = np.array([[0.0, -np.inf, 1.0, np.inf], [-np.inf, -np.inf, 2.0, 3.0]], np.float64)
     assert_same(core.logcumsumexp(core.tensor(x), 1), torch.logcumsumexp(torch.tensor(x), 1))
 
+
+def test_diff_of_order_zero_ignores_prepend_and_append(torch):
+    x, pre, app = [[1.0, 2], [3, 5]], [[0.0, 1]], [[7.0, 7], [8, 9]]
+    want = torch.diff(torch.tensor(x), 0, 0, torch.tensor(pre), torch.tensor(app))
+    got = core.diff(core.tensor(x), 0, 0, core.tensor(pre), core.tensor(app))
+    assert got.tolist() == want.tolist()
+
