@@ -2,6 +2,7 @@
 validation and grouped-query attention."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import core
@@ -39,4 +40,20 @@ def test_sdpa_validation_and_gqa_like_torch(torch, name):
         return
     for a, b in zip(run(core), run(torch), strict=True):
         assert_same(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mask", ["bool", "float"])
+def test_sdpa_row_that_may_attend_to_nothing_is_zero_as_torch(torch, mask):
+    """torch's CPU attention kernels return 0 (and a zero gradient) for a query whose keys are all masked."""
+    res = []
+    keep = [[True, False, True], [False, False, False]]
+    for L in (core, torch):
+        q = L.tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(1, 1, 2, 4), requires_grad=True)
+        k = L.tensor(np.linspace(0, 1, 12, dtype=np.float32).reshape(1, 1, 3, 4))
+        m = L.tensor(keep) if mask == "bool" else L.zeros(2, 3).masked_fill(~L.tensor(keep), float("-inf"))
+        out = L.nn.functional.scaled_dot_product_attention(q, k, k, attn_mask=m)
+        out.sum().backward()
+        res.append((out.detach().numpy(), q.grad.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
