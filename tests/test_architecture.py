@@ -170,3 +170,18 @@ def test_importing_core_ops_main_writes_nothing():
                        cwd=ROOT, timeout=120)
     assert (r.returncode, r.stdout) == (0, "")
     assert os.stat(lazy_table.__file__).st_mtime_ns == before
+
+
+HISTORY_WORDS = {"new", "more", "extra", "extras", "fix", "fixes", "gap", "gaps", "lead", "misc"}
+
+
+def test_no_file_is_named_by_history():
+    """Files are named by subject, never by when or why they were written (`test_new_reduce.py`,
+    `activation_more.py`, `test_opdb_fixes_lead.py`): no word of a source, test, script or doc file's
+    name (split at `_`, `-` and `.`) is one of HISTORY_WORDS."""
+    import re
+    files = [p for d in ("core", "tensorcli", "tests", "scripts", "docs") for p in (ROOT / d).rglob("*")
+             if p.suffix in (".py", ".md", ".json", ".txt") and "__pycache__" not in p.parts]
+    named = [str(p.relative_to(ROOT)) for p in files
+             if HISTORY_WORDS & set(re.split(r"[_\-.]", p.stem.lower()))]
+    assert len(files) > 300 and named == []

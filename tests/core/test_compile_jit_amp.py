@@ -2,7 +2,6 @@
 switches: core and torch side by side (values, grads, reprs, state_dict keys, errors and warnings)."""
 from __future__ import annotations
 
-import subprocess
 import sys
 import warnings
 
@@ -80,13 +79,13 @@ def test_set_default_tensor_type_as_torch(torch, arg):
     assert run(core) == run(torch)
 
 
-def test_switches_and_flags_in_fresh_processes(torch):
-    """Once-per-process behaviour (interop threads, the default-tensor-type warning) and build flags."""
+def test_switches_and_flags_in_fresh_processes(program_servers, tmp_path):
+    """Once-per-process behaviour (interop threads, the default-tensor-type warning) and build flags, each
+    side in a fresh process: a fork of the server that only imported torch, or core as torch
+    (tests/program_server.py), which saves two interpreters importing torch."""
     script = """
-import sys, warnings
+import warnings
 warnings.simplefilter("always")
-if sys.argv[1] == "core":
-    import core; core.alias_as_torch()
 import torch
 def run(f):
     try:
@@ -109,10 +108,10 @@ with warnings.catch_warnings(record=True) as w:
     print([str(x.message) for x in w[1:]])
 print(torch.set_flush_denormal(True), torch.set_flush_denormal(False))
 """
-    outs = [subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, timeout=120)
-            for which in ("core", "torch")]
-    assert outs[0].returncode == 0, outs[0].stderr
-    assert outs[0].stdout == outs[1].stdout
+    path = tmp_path / "switches.py"
+    path.write_text(script)
+    torch_out, core_out = (server.run(path) for server in program_servers)
+    assert len(torch_out) == 11 and core_out == torch_out
 
 
 # -- torch.compile ------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """Differential tests: tensor creation (core.tensor inference, factories, RNG, NumPy bridge, legacy ctors)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import core
+from agreement import agree
 from conftest import assert_same, same_error
 
 
@@ -576,3 +579,122 @@ def test_tensor_ints_mixed_with_floats_convert_per_element(torch, data, dtype):
                         lambda: torch.tensor(data, dtype=getattr(torch, dtype)))
     if et is None:
         exact(core.tensor(data, dtype=getattr(core, dtype)), torch.tensor(data, dtype=getattr(torch, dtype)))
+
+
+ARANGE_INTEGRAL = [
+    ((0.1, -7.9, -4.0), {"dtype": "int64"}),
+    ((0.1, -7.9, -4.0), {"dtype": "int32"}),
+    ((-0.5, 7.9, 1.4), {"dtype": "int32"}),
+    ((-0.5, 7.9, 1.4), {"dtype": "int64"}),
+    ((0.5, -7.9, -1.4), {"dtype": "int64"}),
+    ((0.0, 3.0, 0.5), {"dtype": "int64"}),       # the step truncates to 0: ValueError
+    ((0.0, 3.0, 0.5), {"dtype": "int32"}),       # ... but not for int32: size from the doubles, all zeros
+    ((0.0, 3.0, 0.2), {"dtype": "uint8"}),
+    ((0.0, 3.0, -0.5), {"dtype": "int64"}),      # the sign check comes first
+    ((0.5, 0.2, 1), {"dtype": "int32"}),
+    ((0, 3, 0), {}),
+    ((0.0, 3.0, 0.5), {"dtype": "bool"}),
+    ((0.0, 3.0, 0.5), {"dtype": "float16"}),
+    ((1549556900, 1549556828, 1989724), {}),
+    ((-3, 10, 3), {}),
+    ((10, -3, -3), {}),
+]
+
+
+ARANGE_OUT = [
+    ((0, 64, 0.5), "int64", (0,)),      # op_db's error input: ValueError
+    ((0.5, 5.7, 1.3), "int64", (0,)),
+    ((0.5, 5.2, 0.7), "int32", (2,)),   # resized, with torch's warning
+    ((0, 5, 1.5), "float32", (0,)),
+    ((5,), "float32", (5, 1)),          # numel fits: shape kept
+    ((5,), "float64", (2, 3)),
+    ((0, 3, 0), "float32", (0,)),
+    ((5,), "bool", (5,)),
+]
+
+
+LOGSPACE = [
+    ((0, 1.2, 2), {"dtype": "int64"}),
+    ((0.5, 3.7, 5), {"dtype": "int32", "base": 3}),
+    ((-1.5, 4.9, 7), {"dtype": "int64", "base": 2.5}),
+    ((0.1, 2.9, 1), {"dtype": "int64"}),
+    ((0, 3, 4), {"dtype": "uint8"}),
+    ((0, 1, 0), {"dtype": "int64"}),
+    ((-2, 2, 5), {"dtype": "int64"}),
+    ((0, 1.2, 3), {"dtype": "float64"}),
+]
+
+
+@pytest.mark.parametrize("args,kw", ARANGE_INTEGRAL, ids=[f"{a}-{k.get('dtype')}" for a, k in ARANGE_INTEGRAL])
+def test_arange_integral_results(torch, args, kw):
+    agree(torch, lambda m: m.arange(*args, **{k: getattr(m, v) for k, v in kw.items()}))
+
+
+@pytest.mark.parametrize("args,dtype,shape", ARANGE_OUT, ids=[f"{a}-{d}-{s}" for a, d, s in ARANGE_OUT])
+def test_arange_out(torch, args, dtype, shape):
+    """out= decides the dtype, is written (core ignored it) and returned."""
+    def fn(m):
+        o = m.empty(shape, dtype=getattr(m, dtype))
+        r = m.arange(*args, out=o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+def test_arange_out_warns_like_torch(torch):
+    with pytest.warns(UserWarning, match="The number of elements in the out tensor of shape \\[2\\] is 2"):
+        core.arange(5, out=core.empty(2))
+    with pytest.warns(UserWarning, match="The number of elements in the out tensor of shape \\[2\\] is 2"):
+        torch.arange(5, out=torch.empty(2))
+
+
+@pytest.mark.parametrize("case", ["dtype_mismatch", "requires_grad"])
+def test_arange_out_errors(torch, case):
+    if case == "dtype_mismatch":
+        agree(torch, lambda m: m.arange(5, out=m.empty(0, dtype=m.int32), dtype=m.int64))
+    else:
+        agree(torch, lambda m: m.arange(5, out=m.empty(0, requires_grad=True)))
+
+
+@pytest.mark.parametrize("args,kw", LOGSPACE, ids=[f"{a}-{k}" for a, k in LOGSPACE])
+def test_logspace_integral_dtype(torch, args, kw):
+    """Integral logspace: start/end truncated, base as float32, powers from both ends, truncated (ATen)."""
+    agree(torch, lambda m: m.logspace(*args, **{k: getattr(m, v) if k == "dtype" else v for k, v in kw.items()}))
+
+
+def test_logspace_tensor_bounds_integral(torch):
+    agree(torch, lambda m: m.logspace(m.tensor(0.7), m.tensor(3.2), 4, dtype=m.int16))
+
+
+FACTORIES_OUT = {
+    "zeros": lambda m, o: m.zeros(2, 3, out=o),
+    "ones": lambda m, o: m.ones(4, out=o),
+    "full": lambda m, o: m.full((2,), 3.5, out=o),
+    "linspace": lambda m, o: m.linspace(0, 1, 5, out=o),
+    "logspace": lambda m, o: m.logspace(0, 1, 3, out=o),
+    "eye": lambda m, o: m.eye(3, out=o),
+    "zeros_same_numel": lambda m, o: m.zeros((5,), out=o),
+    "arange_requires_grad": lambda m, o: m.arange(5, out=o, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.parametrize("name", sorted(FACTORIES_OUT))
+def test_factories_write_into_out(torch, name, dtype):
+    """Factories with out=: out's dtype, resized without a warning, written and returned."""
+    def fn(m):
+        o = m.zeros(5, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = FACTORIES_OUT[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+@pytest.mark.parametrize("case", ["out_requires_grad", "dtype_mismatch"])
+def test_factories_out_errors(torch, case):
+    if case == "out_requires_grad":
+        agree(torch, lambda m: m.zeros(2, out=m.empty(0, requires_grad=True)))
+    else:
+        agree(torch, lambda m: m.linspace(0, 1, 3, out=m.empty(0, dtype=m.long), dtype=m.float32))

@@ -51,45 +51,6 @@ def test_range_is_end_inclusive_and_warns(torch, expr):
         assert res[0] == res[1]
 
 
-def test_deprecation_warnings_are_once_per_process(torch):
-    """TORCH_WARN_ONCE: the deprecated norms and chain_matmul warn on their first call only (in torch this
-    process may have warned already, so only core's second call is checked)."""
-    a = core.ones(2, 2)
-    for call in (lambda: core.chain_matmul(a, a), lambda: core.frobenius_norm(a, (0, 1)),
-                 lambda: core.nuclear_norm(a)):
-        call()
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            call()
-        assert not w
-
-
-@pytest.mark.parametrize("expr", [
-    "lib.chain_matmul(A, A, B.t().expand(2, 2))", "lib.chain_matmul(A)", "lib.chain_matmul()",
-    "lib.chain_matmul(lib.ones(3))", "lib.frobenius_norm(a)", "lib.frobenius_norm(a, (0, 1))",
-    "lib.frobenius_norm(a, (1,), True)", "lib.frobenius_norm(a, dim=1)", "lib.frobenius_norm(a, (0, 1, 1))",
-    "lib.nuclear_norm(A)", "lib.nuclear_norm(A, keepdim=True)", "lib.nuclear_norm(lib.ones(2, 3, 3), (1, 2))",
-    "lib.nuclear_norm(lib.ones(3))", "lib.nuclear_norm(A, True)", "lib.norm_except_dim(a)",
-    "lib.norm_except_dim(a, 2, 1)", "lib.norm_except_dim(a, 3, -1)", "lib.norm_except_dim(a, 1, 0)",
-    "lib.norm_except_dim(a, 2, 5)", "lib.norm_except_dim(c, 2, 1)", "lib.norm_except_dim(c, 2, 2)"])
-def test_legacy_norms_and_chain_matmul(torch, expr):
-    def make(lib):
-        return {"a": lib.arange(6.0).reshape(2, 3).requires_grad_(), "A": lib.tensor([[2.0, 1], [1, 3]]),
-                "B": lib.tensor([[1.0], [2]]), "c": lib.arange(24.0).reshape(2, 3, 4).requires_grad_()}
-    _compare(torch, expr, make)
-
-
-@pytest.mark.parametrize("expr", ["lib.frobenius_norm(a, (0, 1))", "lib.norm_except_dim(a, 2, 1)",
-                                  "lib.norm_except_dim(a, 3, -1)", "lib.nuclear_norm(a[:, :2])",
-                                  "lib.chain_matmul(a, a.t(), a)", "lib.norm_except_dim(a, 2, 0)"])
-def test_legacy_gradients(torch, expr):
-    def grad(lib):
-        a = lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], dtype=lib.float64, requires_grad=True)
-        eval(expr, {"lib": lib, "a": a}).sum().backward()
-        return a.grad
-    assert_same(grad(core), grad(torch))
-
-
 def test_dropout_inplace(torch):
     for lib in (core, torch):
         x = lib.ones(4)

@@ -113,7 +113,7 @@ EXCEPTIONS = {
     ("modes", "quiet"): "a global option; modes prints no notes",
     ("memory", "quiet"): "a global option; memory's progress bar shows only on a terminal",
     **{(c, "timeout"): "only a run slower than the budget shows it (one timer for every command, services/budget.py): "
-                       "tests/tensorcli/services/test_timeout.py runs eval and check past theirs"
+                       "tests/tensorcli/services/test_budget_timeout.py runs eval and check past theirs"
        for c in ("eval", "grad", "graph", "modes", "memory", "check")},
 }
 
@@ -277,7 +277,7 @@ OP_COMMON = {
     "cli_max_bytes": (GATHER, ["--max-bytes", "16"], {}),
     "cli_full_data": (GATHER + ["--json"], ["--full-data"], {"TENSORCLI_JSON_MAX_ELEMENTS": "1"}),
     "cli_quiet": (["softmin", "[[1.0, 2.0]]"], ["-q"], {}),
-    # the budget itself shows only on a slow run (tests/tensorcli/services/test_timeout.py); here: the value is parsed and checked
+    # the budget itself shows only on a slow run (tests/tensorcli/services/test_budget_timeout.py); here: the value is parsed and checked
     "cli_timeout": (GATHER, ["--timeout", "-1"], {}),
 }
 

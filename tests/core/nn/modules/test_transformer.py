@@ -4,12 +4,14 @@ draws) and eval mode, gradients of every parameter, masks of each kind, batch_fi
 warnings and errors."""
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
 import pytest
 
 import core
+from conftest import assert_same
 
 NESTED_ONCE = "The PyTorch API of nested tensors"   # warned once per process: test_nested_warning_once
 SMALL = "d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16"
@@ -318,3 +320,24 @@ def test_nested_tensor_warning_and_state_dict_round_trip(torch):
         expected = tmod(src, tgt).numpy()
     got = cmod(core.tensor(src.numpy()), core.tensor(tgt.numpy())).detach().numpy()
     np.testing.assert_allclose(got, expected, rtol=1.3e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("training,batch_first,grad,case", itertools.product(
+    [True, False], [True, False], [True, False], ["kpm", "mask", "both", "causal"]))
+def test_encoder_layer_fully_masked_row_path(torch, training, batch_first, grad, case):
+    """TransformerEncoderLayer: its fused eval fast path gives NaN in a dead row, the slow path 0."""
+    def run(L):
+        L.manual_seed(0)
+        layer = L.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=batch_first).train(training)
+        x = L.randn(3, 3, 8)
+        kw = {}
+        if case in ("kpm", "both"):
+            kw["src_key_padding_mask"] = L.tensor([[False] * 3, [True] * 3, [False, False, True]])
+        if case in ("mask", "both"):
+            kw["src_mask"] = L.tensor([[False] * 3, [True] * 3, [False, True, False]])
+        if case == "causal":
+            kw.update(src_mask=L.nn.Transformer.generate_square_subsequent_mask(3), is_causal=True)
+        with L.set_grad_enabled(grad):
+            return layer(x, **kw)
+    assert_same(run(core), run(torch), atol=1e-5)
+

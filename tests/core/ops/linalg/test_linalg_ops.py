@@ -1,7 +1,7 @@
 """torch.linalg and the top-level linear-algebra functions, core vs torch through the one harness
 (values, dtype, shape, grad_fn name, gradients by autograd.grad with and without create_graph), and their
 errors (class and message). Ops whose results are unique (det, inv, solve, cholesky, eigvalsh, svdvals,
-pinv, lstsq, norms...) are compared directly; see test_linalg_gauge.py for eigenvectors/singular vectors."""
+pinv, lstsq, norms...) are compared directly; see test_gauge.py for eigenvectors/singular vectors."""
 from __future__ import annotations
 
 import warnings

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import core
+from agreement import agree
 from harness import assert_agree
 
 warnings.filterwarnings("ignore", message=".*deprecated.*")
@@ -171,3 +172,26 @@ def test_geqrf_has_no_derivative(torch):
             a.sum().backward()
         errs.append(str(info.value))
     assert errs[0] == errs[1]
+
+
+_A = [[4.0, 1.0], [1.0, 3.0]]
+
+
+LINALG_TUPLE_OUT = {
+    "lu_factor": (lambda m, o: m.linalg.lu_factor(m.tensor(_A), out=o), [("float32", "int32"), ("float32", "int64")]),
+    "lu": (lambda m, o: m.linalg.lu(m.tensor(_A), out=o), [("float32",) * 3, ("float64", "float32", "float32")]),
+}
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("name", sorted(LINALG_TUPLE_OUT))
+def test_linalg_tuple_out(torch, name, which):
+    fn, dts = LINALG_TUPLE_OUT[name]
+
+    def run(m):
+        o = tuple(m.empty(0, dtype=getattr(m, d)) for d in dts[which])
+        r = fn(m, o)
+        assert all(a is b for a, b in zip(r, o)) and type(r).__name__.endswith("_out")
+        # eigenvectors, Q and U carry LAPACK's sign conventions: compared through eigenvalues, R, S, L
+        return o[0] if name == "eigh" else o[1] if name in ("qr", "svd", "lu") else o
+    agree(torch, run)

@@ -1,10 +1,13 @@
 """torch.vander: Vandermonde matrices, decreasing powers unless `increasing`, compared with torch."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import core
+from agreement import agree
 
 
 def _pair(torch, values, dtype):
@@ -57,3 +60,27 @@ def test_backward_raises_torchs_in_place_error(torch):
         core.vander(x).sum().backward()
     assert "modified by an inplace operation" in str(want.value)
     assert "modified by an inplace operation" in str(got.value)
+
+
+_A = [[4.0, 1.0], [1.0, 3.0]]
+
+
+LINALG_OUT = {
+    "cond": lambda m, o: m.linalg.cond(m.tensor(_A), out=o),
+    "tensorinv": lambda m, o: m.linalg.tensorinv(m.tensor(_A), ind=1, out=o),
+    "tensorsolve": lambda m, o: m.linalg.tensorsolve(m.tensor(_A), m.ones(2), out=o),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("name", sorted(LINALG_OUT))
+def test_linalg_out(torch, name, dtype):
+    """linalg ops write into out= (core ignored it) with each op's dtype rule: exact or castable."""
+    def fn(m):
+        o = m.empty(0, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = LINALG_OUT[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)

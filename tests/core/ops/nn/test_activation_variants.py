@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 import core
 import core.nn.functional as CF
-from core.ops.registry import OPS
 from conftest import cli_app_with
+from core.ops.registry import OPS
 
 RNG = np.random.default_rng(14)
 X = RNG.standard_normal((3, 4, 5)) * 3
@@ -343,3 +343,31 @@ def run_cli_example(torch, name, reference):
 @pytest.mark.parametrize("name", sorted(CLI_REFERENCE))
 def test_cli_example_matches_torch(torch, name):
     run_cli_example(torch, name, CLI_REFERENCE[name])
+
+
+RNG_FIXED = np.random.default_rng(1).standard_normal((4, 6))
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_gumbel_softmax_draws_torchs_noise(torch, hard, dim):
+    """g = -log(Exponential(1)) from the default generator (torch's exponential_ bit for bit; log to the last
+    bit), softmax((logits + g) / tau); hard: the one-hot argmax with the soft sample's gradient."""
+    res = []
+    for L in (core, torch):
+        L.manual_seed(5)
+        x = L.tensor(RNG_FIXED.astype(np.float32), requires_grad=True)
+        y = L.nn.functional.gumbel_softmax(x, tau=0.5, hard=hard, dim=dim)
+        (y * L.arange(24.0).reshape(4, 6)).sum().backward()
+        res.append((y.detach().numpy(), x.grad.numpy(), y.grad_fn.name(), L.rand(3).numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-4, atol=1e-5)
+    assert res[0][2] == res[1][2]
+    np.testing.assert_array_equal(res[0][3], res[1][3])   # the stream advanced exactly as torch's
+
+
+def test_gumbel_softmax_eps_is_deprecated_as_in_torch(torch):
+    for L in (core, torch):
+        with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+            L.nn.functional.gumbel_softmax(L.ones(2, 3), eps=1e-5)
+

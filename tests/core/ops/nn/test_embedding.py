@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import core
+from agreement import agree
 from conftest import assert_same, same_error
 
 
@@ -96,3 +97,16 @@ def test_max_norm_renormalises_the_weight(torch):
         return r, w
     for c, t in zip(run(core), run(torch)):
         assert_same(c, t)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (1, 1, 1), (3, 2)])
+@pytest.mark.parametrize("padding_idx", [None, 1])
+def test_embedding_weight_must_be_2d(torch, shape, padding_idx):
+    if shape == () and padding_idx is not None:
+        pytest.skip("F.embedding reads weight.size(0) first: Tensor.size's IndexError message differs (tensor.py)")
+    agree(torch, lambda m: m.nn.functional.embedding(m.tensor([[0, 1]]), m.ones(shape), padding_idx=padding_idx))
+
+
+def test_embedding_weight_check_before_index_dtype(torch):
+    agree(torch, lambda m: m.nn.functional.embedding(m.tensor([[0.0, 1.0]]), m.ones(3)))
+

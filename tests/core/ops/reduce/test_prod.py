@@ -33,3 +33,15 @@ def test_prod_bits_and_grads(torch, dtype, layout):
             res.append((out, g))
         _bits_equal(res[0][0], res[1][0])
         _bits_equal(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize("kw", [{}, {"dim": 0}, {"dim": 0, "keepdim": True}, {"dim": -1}])
+def test_prod_gradient_at_0d_zero(torch, kw):
+    """prod of a 0-d zero: the gradient is 1 (core's zero-aware path indexed a 0-d array)."""
+    res = []
+    for m in (core, torch):
+        z = m.tensor(0.0, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.prod(z, **kw), z)
+        res.append(g.detach().numpy())
+    np.testing.assert_array_equal(res[0], res[1])
+

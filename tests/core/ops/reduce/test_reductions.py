@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import core
+from agreement import agree, out_pair, same_object
 from conftest import assert_same, same_error
 from gradcheck import gradcheck
 from tests.core.ops.pointwise.test_pointwise import arr, check  # shared differential helpers
@@ -385,3 +386,84 @@ def test_nuclear_norm_gradcheck():
 
 def test_norm_with_dtype_argument(torch):
     check(torch, lambda m, x: x.norm(dtype=m.float64), _input(shape=(3,)))
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("args", [(2, 3), (2,), (2.5, "t")])
+def test_max_min_of_numbers(torch, name, args):
+    """torch.max(2, 3): PyTorch's argument parser raises TypeError (core raised AttributeError)."""
+    agree(torch, lambda m: getattr(m, name)(*(m.ones(2) if a == "t" else a for a in args)))
+
+
+OVERLAP = {
+    "max_out_view_of_input": lambda m: (lambda y: m.max(y, 0, out=(y[0], m.empty(3, dtype=m.long))))(m.ones(4, 3)),
+}
+
+
+TUPLE_OPS = {
+    "max": lambda m, o: m.max(m.arange(12.).reshape(4, 3), 0, out=o),
+    "min": lambda m, o: m.min(m.arange(12.).reshape(4, 3), 0, out=o),
+}
+
+
+REDUCE_OUT = {
+    "mean": lambda m, o: m.mean(m.arange(12.).reshape(4, 3), 0, out=o),
+    "logsumexp": lambda m, o: m.logsumexp(m.arange(12.).reshape(4, 3), 0, out=o),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVERLAP))
+def test_out_overlap_checks(torch, name):
+    agree(torch, OVERLAP[name])
+
+
+@pytest.mark.parametrize("dts", [("float64", "int64"), ("float32", "int32"), ("float32", "int64")])
+@pytest.mark.parametrize("name", sorted(TUPLE_OPS))
+def test_out_tuple_dtypes(torch, name, dts):
+    """Wrong values/indices dtypes raise each op's own message; the right ones are written and returned."""
+    fn = TUPLE_OPS[name]
+    second = "float32" if name == "aminmax" else dts[1]
+    agree(torch, lambda m: fn(m, out_pair(m, dts[0], second)))
+    if dts == ("float32", "int64"):
+        same_object(torch, lambda m: (lambda o: (fn(m, o), o))(out_pair(m, "float32", second)))
+
+
+def test_out_tuple_arity(torch):
+    agree(torch, lambda m: m.max(m.ones(4, 3), 0, out=(m.empty(3),)))
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "float32"])
+def test_amax_amin_out(torch, name, dtype):
+    """amax/amin demand out's dtype equal input's (no casting) and write into out (core ignored out)."""
+    agree(torch, lambda m: getattr(m, name)(m.arange(12.).reshape(4, 3), 0, out=m.empty(3, dtype=getattr(m, dtype))))
+    if dtype == "float32":
+        same_object(torch, lambda m: (lambda o: (getattr(m, name)(m.arange(12.).reshape(4, 3), 0, out=o), o))(
+            m.empty(7)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_min_all_out(torch, dtype):
+    """max()/min() over all elements write into out (which may be of a wider dtype)."""
+    for name in ("max", "min"):
+        fn = (lambda m, name=name: (lambda o: (getattr(m, name)(m.tensor([[1., 5], [4, -2]]), out=o), o))(
+            m.empty((), dtype=getattr(m, dtype))))
+        agree(torch, lambda m: fn(m)[1])
+        same_object(torch, fn)
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (3,)), ("float64", (3,)), ("int64", (3,)), ("float32", (5,))])
+@pytest.mark.parametrize("name", sorted(REDUCE_OUT))
+def test_mean_logsumexp_out(torch, name, dtype, shape):
+    def fn(m):
+        o = m.empty(shape, dtype=getattr(m, dtype))
+        r = REDUCE_OUT[name](m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mean_out_with_dtype(torch, dtype):
+    """mean(dtype=...) demands out of exactly that dtype."""
+    agree(torch, lambda m: m.mean(m.arange(3.), dtype=m.float64, out=m.empty((), dtype=getattr(m, dtype))))

@@ -1,6 +1,6 @@
-"""nn extras: a small classifier whose layers use weight_norm and spectral_norm (parametrizations and the
-old hooks), an orthogonal recurrent matrix, a custom parametrization, lazy layers, BatchNorm fusion for
-inference and functional_call; a few Adam steps print losses and parameters."""
+"""Parametrizations and their neighbours: a small classifier whose layers use weight_norm and spectral_norm
+(parametrizations and the old hooks), an orthogonal recurrent matrix, a custom parametrization, lazy
+layers, BatchNorm fusion for inference and functional_call; a few Adam steps print losses and parameters."""
 import warnings
 
 import torch
