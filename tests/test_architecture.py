@@ -5,6 +5,7 @@ tests/ or scripts/."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -39,6 +40,12 @@ LONG_FUNCTIONS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _tree(path):
+    """The syntax tree of `path`, parsed once per test run (the tests below walk every file)."""
+    return ast.parse(path.read_text())
+
+
 def _modules(pkg="core"):
     base = ROOT / pkg
     for path in sorted(base.rglob("*.py")):
@@ -69,7 +76,7 @@ def _imports(module, path, known, everywhere):
     everywhere (inside functions too). `from pkg import name` runs pkg.name when that is a module, else
     pkg's __init__ (for name); `import a.b.c` runs a, a.b and a.b.c, except the packages `module` is
     inside, whose __init__ is already running."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     if everywhere:
         stmts = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     else:
@@ -95,16 +102,21 @@ def _targets(module, path, node, known):
     return [f"{target}.{a.name}" if f"{target}.{a.name}" in known else target for a in node.names]
 
 
-def _import_cycles(everywhere):
+@functools.lru_cache(maxsize=None)
+def _all_cycles(everywhere):
     found = []
     for pkg in ("core", "tensorcli"):
         mods = dict(_modules(pkg))
         found += _cycles({m: _imports(m, p, mods, everywhere) for m, p in mods.items()})
-    return [c for c in found if tuple(c) not in KNOWN_CYCLES]
+    return tuple(tuple(c) for c in found)
+
+
+def _import_cycles(everywhere):
+    return [list(c) for c in _all_cycles(everywhere) if c not in KNOWN_CYCLES]
 
 
 def _function_imports(path):
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     found = []
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -157,11 +169,7 @@ def test_no_import_cycle_counting_imports_inside_functions():
 
 def test_known_cycles_are_still_cycles():
     """An allowed cycle that is gone leaves the list (so the list stays true)."""
-    found = set()
-    for pkg in ("core", "tensorcli"):
-        mods = dict(_modules(pkg))
-        found |= {tuple(c) for c in _cycles({m: _imports(m, p, mods, True) for m, p in mods.items()})}
-    assert set(KNOWN_CYCLES) <= found
+    assert set(KNOWN_CYCLES) <= set(_all_cycles(everywhere=True))
 
 
 def test_core_imports_inside_functions_are_few():
@@ -174,7 +182,7 @@ def test_nothing_is_attached_to_tensor_outside_the_binding_module():
     for _, path in _modules():
         if path.name == "_bind.py":
             continue
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for node in ast.walk(tree):
             targets = []
             if isinstance(node, ast.Assign):
@@ -200,7 +208,7 @@ def test_functions_stay_under_80_lines_unless_listed_with_a_reason():
     long = set()
     for pkg in ("core", "tensorcli"):
         for _, path in _modules(pkg):
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(_tree(path)):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
                         long.add(f"{path.relative_to(ROOT)}::{node.name}")
@@ -215,12 +223,13 @@ def test_core_writes_no_file_when_imported_and_reads_no_tests_or_scripts():
         rel = path.relative_to(ROOT)
         if path.name == "__main__.py":
             found.append(f"{rel}: a script inside core")
-        tree = ast.parse(path.read_text())
-        inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                  for n in ast.walk(f)}
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
-                    and id(node) not in inside):
+        todo = [(_tree(path), False)]   # (node, inside a function)
+        while todo:
+            node, inside = todo.pop()
+            inside = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            todo += [(child, inside) for child in ast.iter_child_nodes(node)]
+            if (not inside and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "open"):
                 found.append(f"{rel}:{node.lineno}: open() at import")
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
                     node.value in ("tests", "scripts") or node.value.startswith(("tests/", "scripts/"))):
