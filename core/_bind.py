@@ -21,7 +21,7 @@ INPLACE_FUNCTIONS = (
 
 
 def bind():
-    """Attach every recorded attribute (a lazy family's are placeholders: registry.LazyAttribute)
+    """Attach every recorded attribute (a lazy unit's are placeholders: registry.LazyAttribute)
     and register the hook that attaches a lazy family's real attributes once it is imported."""
     for name, value in registry.METHODS.items():
         setattr(Tensor, name, value)
@@ -39,7 +39,7 @@ _BOUND_FAMILIES = set()
 
 
 def bind_family(module):
-    """After a lazy family's import (core/ops/families.py): its real methods replace their placeholders
+    """After a lazy unit's import (core/ops/families.py): its real methods replace their placeholders
     on Tensor, and torch.<name>_ aliases of its in-place methods become the real functions."""
     if module in _BOUND_FAMILIES:
         return

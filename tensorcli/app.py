@@ -394,9 +394,21 @@ def _quiet(value: bool):
 
 def _man(value: bool):
     if value:
-        from .render.man import man_page
         sys.stdout.write(man_page())
         raise typer.Exit()
+
+
+def man_page(table=None) -> str:
+    """`tensorcli --man` (and docs/tensorcli.1): the manual page, every command in --help order (the op
+    commands from `table`, by default the generated commands/op_table.py)."""
+    from .render.man import man_page as render
+    group = typer.main.get_command(build_app(set()))   # the commands without building the op commands
+    rows = [(name, (cmd.short_help or (cmd.help or "").split("\n")[0]).strip())
+            for name, cmd in group.commands.items() if not getattr(cmd, "hidden", False)]
+    from .commands import op
+    table = op.cached_table() if table is None else table
+    rows += [(name, short) for name, _panel, short in (table if table is not None else op.command_table())]
+    return render(__version__, APP_HELP, rows)
 
 
 def _apply_default_limit():

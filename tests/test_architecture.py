@@ -1,9 +1,11 @@
-"""The house rules, checked by reading the source: no import cycle among core's modules through
-module-level imports, few imports inside functions, nothing attached to Tensor outside core/_bind.py,
-small files and functions."""
+"""The house rules, checked by reading the source: no import cycle among core's or tensorcli's modules,
+counting imports inside functions too; few imports inside functions in core; nothing attached to Tensor
+outside core/_bind.py; small files and functions; core neither writes files when imported nor reads
+tests/ or scripts/."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -11,6 +13,37 @@ CORE = ROOT / "core"
 MAX_FUNCTION_IMPORTS = 10
 MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 80
+
+# Import cycles that stay, each with its reason (module sets, as _cycles reports them).
+KNOWN_CYCLES = {
+    ("core.nn.modules", "core.nn.modules.rnn", "core.nn.modules.rnn_packed", "core.nn.utils",
+     "core.nn.utils.parametrizations", "core.nn.utils.spectral_norm"):
+        "torch's own layout: nn/modules/rnn.py imports nn.utils.rnn (PackedSequence), whose package imports "
+        "parametrizations and spectral_norm, which import nn.modules (the conv classes); core mirrors torch's "
+        "module paths, so breaking it would move a public name",
+    ("core.ops.linalg", "core.ops.linalg.legacy", "core.ops.linalg.matrix_functions", "core.ops.linalg.norms",
+     "core.ops.nn", "core.ops.nn.affine_grid", "core.ops.nn.attention", "core.ops.nn.linear", "core.ops.reduce",
+     "core.ops.reduce.native_norms"):
+        "function level only: reduce/native_norms.py's native_group_norm imports ops/nn's NativeGroupNormBackward0 "
+        "when called (nn imports linalg, which imports reduce, at module level); the node class belongs in a module "
+        "both can import: left to the owners of those op modules",
+}
+
+# Functions longer than MAX_FUNCTION_LINES, each with its reason.
+LONG_FUNCTIONS = {
+    "core/memory.py::graph_inventory":
+        "sys.getrefcount counts references held by this frame's locals, so the bookkeeping of which tensors "
+        "the caller still holds must stay in one frame",
+    "tensorcli/services/program_builtins.py::make_builtins":
+        "every built-in closes over the run's interpreter (budget, output, attribute rules); they read best "
+        "side by side",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(path):
+    """The syntax tree of `path`, parsed once per test run (the tests below walk every file)."""
+    return ast.parse(path.read_text())
 
 
 def _modules(pkg="core"):
@@ -38,29 +71,52 @@ def _resolve(module, path, node):
     return [target] + [f"{target}.{a.name}" for a in node.names]
 
 
-def _toplevel_imports(module, path, known):
-    tree = ast.parse(path.read_text())
+def _imports(module, path, known, everywhere):
+    """Modules that `module`'s imports run: at module level (outside `if` blocks: TYPE_CHECKING), or
+    everywhere (inside functions too). `from pkg import name` runs pkg.name when that is a module, else
+    pkg's __init__ (for name); `import a.b.c` runs a, a.b and a.b.c, except the packages `module` is
+    inside, whose __init__ is already running."""
+    tree = _tree(path)
+    if everywhere:
+        stmts = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    else:
+        stmts = [st for node in tree.body if not isinstance(node, ast.If)
+                 for st in (node.body if isinstance(node, ast.Try) else [node])]
     deps = set()
-    for node in tree.body:
-        stmts = [node]
-        if isinstance(node, ast.If):   # `if TYPE_CHECKING:` blocks are not run
+    for st in stmts:
+        if not isinstance(st, (ast.Import, ast.ImportFrom)):
             continue
-        if isinstance(node, ast.Try):
-            stmts = node.body
-        for st in stmts:
-            if isinstance(st, (ast.Import, ast.ImportFrom)):
-                for name in _resolve(module, path, st):
-                    # importing a.b.c runs a, a.b and a.b.c
-                    parts = name.split(".")
-                    for i in range(1, len(parts) + 1):
-                        cand = ".".join(parts[:i])
-                        if cand in known and cand != module:
-                            deps.add(cand)
+        for name in _targets(module, path, st, known):
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                cand = ".".join(parts[:i])
+                if cand in known and cand != module and not (module.startswith(cand + ".") and cand != name):
+                    deps.add(cand)
     return deps
 
 
+def _targets(module, path, node, known):
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    target = _resolve(module, path, node)[0]
+    return [f"{target}.{a.name}" if f"{target}.{a.name}" in known else target for a in node.names]
+
+
+@functools.lru_cache(maxsize=None)
+def _all_cycles(everywhere):
+    found = []
+    for pkg in ("core", "tensorcli"):
+        mods = dict(_modules(pkg))
+        found += _cycles({m: _imports(m, p, mods, everywhere) for m, p in mods.items()})
+    return tuple(tuple(c) for c in found)
+
+
+def _import_cycles(everywhere):
+    return [list(c) for c in _all_cycles(everywhere) if c not in KNOWN_CYCLES]
+
+
 def _function_imports(path):
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     found = []
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -102,14 +158,18 @@ def _cycles(graph):
     return out
 
 
-def test_core_has_no_import_cycle_through_module_level_imports():
-    mods = dict(_modules())
-    graph = {m: _toplevel_imports(m, p, mods) for m, p in mods.items()}
-    # a package's __init__ runs before its submodules: an edge package -> its own submodule is fine,
-    # and a submodule importing its parent package only reads what __init__ already ran.
-    for m in graph:
-        graph[m] = {d for d in graph[m] if not m.startswith(d + ".") and not d.startswith(m + ".")}
-    assert _cycles(graph) == []
+def test_no_import_cycle_through_module_level_imports():
+    assert _import_cycles(everywhere=False) == []
+
+
+def test_no_import_cycle_counting_imports_inside_functions():
+    """An import inside a function still couples the two modules: no cycle, even through one."""
+    assert _import_cycles(everywhere=True) == []
+
+
+def test_known_cycles_are_still_cycles():
+    """An allowed cycle that is gone leaves the list (so the list stays true)."""
+    assert set(KNOWN_CYCLES) <= set(_all_cycles(everywhere=True))
 
 
 def test_core_imports_inside_functions_are_few():
@@ -122,7 +182,7 @@ def test_nothing_is_attached_to_tensor_outside_the_binding_module():
     for _, path in _modules():
         if path.name == "_bind.py":
             continue
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for node in ast.walk(tree):
             targets = []
             if isinstance(node, ast.Assign):
@@ -144,32 +204,37 @@ def test_source_files_stay_under_800_lines():
     assert big == []
 
 
-def test_functions_stay_under_80_lines_unless_a_comment_says_why():
-    long = []
+def test_functions_stay_under_80_lines_unless_listed_with_a_reason():
+    long = set()
     for pkg in ("core", "tensorcli"):
         for _, path in _modules(pkg):
-            lines = path.read_text().splitlines()
-            for node in ast.walk(ast.parse("\n".join(lines))):
+            for node in ast.walk(_tree(path)):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    n = node.end_lineno - node.lineno + 1
-                    header = "\n".join(lines[max(0, node.lineno - 3):node.lineno + 15])
-                    if n > MAX_FUNCTION_LINES and "one piece" not in header.lower():
-                        long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({n})")
-    assert long == []
+                    if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
+                        long.add(f"{path.relative_to(ROOT)}::{node.name}")
+    assert long == set(LONG_FUNCTIONS)
 
 
-def test_importing_core_ops_main_writes_nothing():
-    """Tools that walk a package (pydoc, documentation builders, test collectors) import core.ops.__main__:
-    that must not regenerate core/ops/lazy_table.py in the installed tree, nor print."""
-    import os
-    import subprocess
-    import sys
-    from core.ops import lazy_table
-    before = os.stat(lazy_table.__file__).st_mtime_ns
-    r = subprocess.run([sys.executable, "-c", "import core.ops.__main__"], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
-    assert (r.returncode, r.stdout) == (0, "")
-    assert os.stat(lazy_table.__file__).st_mtime_ns == before
+def test_core_writes_no_file_when_imported_and_reads_no_tests_or_scripts():
+    """No core module is a script (__main__.py), none opens a file for writing outside a function, and none
+    names the tests/ or scripts/ folders (generated files are written by scripts/regenerate.py)."""
+    found = []
+    for module, path in _modules():
+        rel = path.relative_to(ROOT)
+        if path.name == "__main__.py":
+            found.append(f"{rel}: a script inside core")
+        todo = [(_tree(path), False)]   # (node, inside a function)
+        while todo:
+            node, inside = todo.pop()
+            inside = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            todo += [(child, inside) for child in ast.iter_child_nodes(node)]
+            if (not inside and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "open"):
+                found.append(f"{rel}:{node.lineno}: open() at import")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    node.value in ("tests", "scripts") or node.value.startswith(("tests/", "scripts/"))):
+                found.append(f"{rel}:{node.lineno}: names {node.value!r}")
+    assert found == []
 
 
 HISTORY_WORDS = {"new", "more", "extra", "extras", "fix", "fixes", "gap", "gaps", "lead", "misc"}

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
+from .engine import run_backward
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -49,8 +50,16 @@ def _numerical_jacobians(func, inputs, outputs, eps):
     return jac
 
 
+def _grad(outputs, inputs, grad_outputs, retain_graph=None, create_graph=False):
+    """torch.autograd.grad(outputs, inputs, grad_outputs, ..., allow_unused=True) (core.autograd.grad runs the
+    same engine call; the package imports this module, so this module does not import the package)."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    return run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=list(inputs), allow_unused=True,
+                        accumulate=False)
+
+
 def _analytical_jacobians(inputs, outputs):
-    from . import grad   # the package imports this module: resolved at call time
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     jac = {}
     for j, o in enumerate(outputs):
@@ -58,8 +67,7 @@ def _analytical_jacobians(inputs, outputs):
         for k in range(o.numel()):
             g = np.zeros(o._data.size, o._data.dtype)
             g[k] = 1
-            grads = grad(o, [inputs[i] for i in diff], Tensor._make(g.reshape(o._data.shape)), retain_graph=True,
-                         allow_unused=True)
+            grads = _grad(o, [inputs[i] for i in diff], Tensor._make(g.reshape(o._data.shape)), retain_graph=True)
             for i, gi in zip(diff, grads):
                 if gi is not None:
                     rows[i][:, k] = gi.detach()._data.reshape(-1)
@@ -103,7 +111,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_rev_over_rev=True, fast_mode=False, masked=False):
     """gradcheck of the gradients of func (torch.autograd.gradgradcheck); random grad_outputs are drawn from
     the default generator in [-1, 1) as torch.testing.make_tensor draws them."""
-    from . import grad   # the package imports this module: resolved at call time
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         grad_outputs = tuple(
@@ -117,8 +124,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def new_func(*args):
         input_args = tuple(x.requires_grad_() if i in diff_in else x for i, x in enumerate(args[:-n]))
         outputs = _differentiable_outputs(func(*input_args))
-        grads = grad(outputs, tuple(x for i, x in enumerate(input_args) if i in diff_in), args[-n:],
-                     create_graph=True, allow_unused=True)
+        grads = _grad(outputs, tuple(x for i, x in enumerate(input_args) if i in diff_in), args[-n:],
+                      create_graph=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

@@ -10,7 +10,8 @@ from numbers import Number, Real
 
 import core as torch
 from core import inf, nan
-from core.distributions import constraints, Distribution
+from core.distributions import constraints
+from core.distributions.distribution import Distribution
 from core.distributions.utils import broadcast_all
 
 

@@ -18,7 +18,8 @@ import math
 
 import core as torch
 from core import Tensor
-from core.distributions import Beta, constraints
+from core.distributions import constraints
+from core.distributions.beta import Beta
 from core.distributions.distribution import Distribution
 from core.distributions.utils import broadcast_all
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 
 from core import Tensor
-from core.distributions import constraints, Independent
+from core.distributions import constraints
+from core.distributions.independent import Independent
 from core.distributions.normal import Normal
 from core.distributions.transformed_distribution import TransformedDistribution
 from core.distributions.transforms import StickBreakingTransform

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import core as torch
 from core import Tensor
-from core.distributions import Categorical, constraints
+from core.distributions import constraints
+from core.distributions.categorical import Categorical
 from core.distributions.constraints import MixtureSameFamilyConstraint
 from core.distributions.distribution import Distribution
 

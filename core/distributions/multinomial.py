@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import core as torch
 from core import inf, Tensor
-from core.distributions import Categorical, constraints
+from core.distributions import constraints
+from core.distributions.categorical import Categorical
 from core.distributions.binomial import Binomial
 from core.distributions.distribution import Distribution
 from core.distributions.utils import broadcast_all

@@ -9,7 +9,8 @@ import math
 
 import core as torch
 from core import inf, nan, Tensor
-from core.distributions import Chi2, constraints
+from core.distributions import constraints
+from core.distributions.chi2 import Chi2
 from core.distributions.distribution import Distribution
 from core.distributions.utils import _standard_normal, broadcast_all
 from core.distributions._types import _Number, _size, Number  # noqa: F401

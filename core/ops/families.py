@@ -1,100 +1,67 @@
 """Imports the op families, so each registers its ops; core/__init__ imports this before binding.
 
-`import core` imports only what the generated table core/ops/lazy_table.py marks eager. Laziness has
-two grains:
-- whole families (LAZY: linalg, sorting, random, nn, factories, masked): none of their modules is
-  imported at start-up;
-- single modules of the packages in FINE (pointwise, reduce, shape, indexing) and the one-module
-  families (einsum, conversion): each submodule is a unit of its own, so `tensorcli gather` imports
-  indexing/gather_scatter.py and what it imports, not the other ~80 op modules.
-A lazy unit is represented by placeholders built from its table row (registry.add_lazy): a LazyOpInfo
-in OPS, stubs in FUNCTIONS, LazyAttributes in METHODS; the first use of any of them imports the unit
-(registry.load_family). Every public name exists as before (core.svd, Tensor.gather, OPS["gather"],
-dir(), hasattr); only the moment a module is imported differs.
+A lazy unit is not imported by `import core`: its names are in the generated table
+core/ops/lazy_table.py (names only), and registry.add_lazy puts placeholders in their place (a
+LazyOpInfo in OPS, stubs in FUNCTIONS, LazyAttributes in METHODS); the first use of any of them imports
+the unit (registry.load_family). Every public name exists from the start (core.svd, Tensor.gather,
+OPS["gather"], dir(), hasattr); only the moment a unit is imported differs. Units are
+- whole families, LAZY (reduce, linalg, sorting, random, nn, factories, masked);
+- single modules of the eager packages shape and indexing (their LAZY_SUBMODULES), which re-export
+  names from them through a PEP 562 __getattr__ (registry.lazy_exports).
+Everything else is imported here, in ORDER, which is also the order of OPS (a lazy unit's placeholders
+take its place; a package's lazy submodules follow its eager part).
 
-The table lists the units in the order an eager import completes them, so OPS keeps the eager order;
-a unit stays eager when laziness could change anything (core/ops/lazy_gen.py: it shares a name with
-another unit, records a non-function method or an operator, or an eager unit imports it).
-
-    python -m core.ops                 regenerate core/ops/lazy_table.py (after changing an op module)
-    CORE_EAGER_FAMILIES=1              import every op module at start-up (the generator and tests use it)
+Why these (docs/architecture.md, "Lazy loading"): a unit is lazy when importing it costs a command that
+does not need it ~5 ms or more. A lazy unit must not share a name with another unit, record a property
+or an operator, or be imported at module level by eager code: scripts/regenerate.py checks all three
+when it writes the table.
 """
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
 from . import lazy_table, registry
 
-# import order = registration order (OPS lists ops in this order; a later family may override)
+# import order = the order of OPS (a later family may override an earlier one's name; lazy ones may not)
 ORDER = ("pointwise", "reduce", "linalg", "shape", "indexing", "einsum", "sorting", "random", "nn", "conversion",
          "factories", "masked")
-LAZY = ("linalg", "sorting", "random", "nn", "factories", "masked")    # whole families
-FINE = ("pointwise", "reduce", "shape", "indexing")                         # lazy per submodule
-if not lazy_table.UNITS:    # no table yet (the generator's first run): import everything
-    registry.EAGER = True
-EAGER = registry.EAGER
-KEYS = ("ops", "functions", "methods")
-EVENTS: list = []    # eager mode only: (unit, {key: {name: value}}) in the order units completed
+LAZY = ("reduce", "linalg", "sorting", "random", "nn", "factories", "masked")    # whole families
+_NONE = {"ops": (), "functions": (), "methods": ()}
 
 
-def _snapshot():
-    return [dict(registry.OPS), dict(registry.FUNCTIONS), dict(registry.METHODS)]
-
-
-_last = []
-
-
-def _record(unit):
-    """Eager mode: what `unit` (a module that just ran) registered since the previous unit."""
-    now = _snapshot()
-    EVENTS.append((unit, {key: {n: v for n, v in new.items() if old.get(n) is not v}
-                          for key, old, new in zip(KEYS, _last[0], now)}))
-    _last[0] = now
-
-
-def _record_submodule(module):
-    _record(module.__name__)
-
-
-def _import_all():
-    """CORE_EAGER_FAMILIES=1: import every family, recording what each unit registers (the table's source)."""
-    _last.append(_snapshot())
-    registry.SUBMODULE_HOOKS.append(_record_submodule)
+def units() -> list:
+    """Every lazy unit's module, in ORDER (a package's lazy submodules after it)."""
+    out = []
     for family in ORDER:
         module = f"{__package__}.{family}"
-        importlib.import_module(module)
-        _record(module)
-    registry.SUBMODULE_HOOKS.remove(_record_submodule)
+        if family in LAZY:
+            out.append(module)
+        else:
+            out += [f"{module}.{sub}" for sub in getattr(sys.modules[module], "LAZY_SUBMODULES", ())]
+    return out
 
 
-def _import_eager_units():
-    """Lazy mode: in the table's order, import each eager unit and add placeholders for each lazy one."""
-    for unit, eager in lazy_table.UNITS:
-        if eager:
-            importlib.import_module(unit)
-        elif unit not in sys.modules:
-            registry.add_lazy(unit, lazy_table.FAMILIES[unit])
+def _add_placeholders(module):
+    if module not in sys.modules:   # (imported by eager code already: scripts/regenerate.py reports it)
+        registry.add_lazy(module, lazy_table.FAMILIES.get(module, _NONE))
 
 
-if EAGER:
-    _import_all()
-else:
-    _import_eager_units()
+def _import_families():
+    for family in ORDER:
+        module = f"{__package__}.{family}"
+        if family in LAZY:
+            _add_placeholders(module)
+            continue
+        package = importlib.import_module(module)
+        for sub in getattr(package, "LAZY_SUBMODULES", ()):
+            _add_placeholders(f"{module}.{sub}")
 
 
-def table_text() -> str:
-    """The text of core/ops/lazy_table.py (eager mode)."""
-    from . import lazy_gen   # the generator (ast, every source file): only when writing the table
-    return lazy_gen.table_text()
+def load_all():
+    """Import every lazy unit (what listing every op's metadata, or regenerating the tables, needs)."""
+    for module in units():
+        registry.load_family(module)
 
 
-def main():
-    """`python -m core.ops`: regenerate core/ops/lazy_table.py (re-runs itself under CORE_EAGER_FAMILIES=1)."""
-    if not EAGER:
-        os.execve(sys.executable, [sys.executable, "-m", __package__], dict(os.environ, CORE_EAGER_FAMILIES="1"))
-    path, text = lazy_table.__file__, table_text()
-    with open(path, "w") as f:
-        f.write(text)
-    print(f"wrote {path}")
+_import_families()

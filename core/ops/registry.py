@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import inspect
 import re
-import os
 import sys
 import types
 
@@ -159,16 +157,14 @@ def export(fn=None, *, name=None):
 
 
 # -- lazy families (core/ops/families.py) ----------------------------------------------------------
-# A family that `import core` does not import is represented by placeholders built from its row of
-# the generated table core/ops/lazy_table.py: a LazyOpInfo in OPS, a stub in FUNCTIONS, a
+# A family that `import core` does not import is represented by placeholders named in the generated
+# table core/ops/lazy_table.py (names only, no metadata): a LazyOpInfo in OPS, a stub in FUNCTIONS, a
 # LazyAttribute in METHODS (bound on Tensor by _bind, so dir/hasattr see it). The first use of any of
-# them imports the family, whose registrations replace the placeholders; core/_bind.py then binds the
-# real attributes (its hook in ON_LOAD).
+# them imports the family, whose registrations replace the placeholders (in place: OPS keeps its
+# order); core/_bind.py then binds the real attributes (its hook in ON_LOAD).
 
 LAZY: dict[str, str] = {}       # name in OPS / FUNCTIONS / METHODS -> the lazy family's module
 ON_LOAD: list = []               # hooks called with a lazy family's module after it is imported
-EAGER = os.environ.get("CORE_EAGER_FAMILIES") == "1"    # import every op module at start-up
-SUBMODULE_HOOKS: list = []       # called with each submodule of a lazy package once it has run
 
 
 def load_family(module):
@@ -181,17 +177,16 @@ def load_family(module):
 
 def _missing(module, name):
     return RuntimeError(f"{module} did not register {name!r}: core/ops/lazy_table.py is stale "
-                        "(regenerate it: python -m core.ops)")
+                        "(regenerate it: python scripts/regenerate.py)")
 
 
 class LazyOpInfo(OpInfo):
-    """The OpInfo of an op whose family is not imported yet: metadata from the table; `fn`, `rule`
-    (and `signature`) import the family and answer from the real entry."""
+    """The OpInfo of an op whose family is not imported yet: it knows its name and module only; any
+    other field (summary, fn, signature, ...) imports the family and answers from the real entry, so
+    what it reports is always the source's."""
 
-    def __init__(self, module, name, category, summary, methods, inplace, kind, cli, extras, has_rule):
-        self.module, self.name, self.category, self.summary = module, name, category, summary
-        self.methods, self.inplace, self.kind, self.cli = tuple(methods), inplace, kind, cli
-        self.extras, self._has_rule = dict(extras), has_rule
+    def __init__(self, module, name):
+        self.module, self.name = module, name
 
     def real(self) -> OpInfo:
         load_family(self.module)
@@ -200,13 +195,13 @@ class LazyOpInfo(OpInfo):
             raise _missing(self.module, self.name)
         return info
 
-    @property
-    def fn(self):
-        return self.real().fn
+    def __getattr__(self, field):   # only for the fields this placeholder does not hold
+        if field.startswith("__"):
+            raise AttributeError(field)
+        return getattr(self.real(), field)
 
-    @property
-    def rule(self):
-        return self.real().rule if self._has_rule else None
+    def __repr__(self):
+        return f"LazyOpInfo({self.module!r}, {self.name!r})"
 
 
 class LazyAttribute:
@@ -240,16 +235,18 @@ def lazy_function(module, name, table):
     return stub
 
 
-def add_lazy(module, row):
-    """Placeholders for the lazy family `module` from its table row (see core/ops/lazy_table.py)."""
-    for op in row["ops"]:
-        OPS[op[0]] = LazyOpInfo(module, *op)
-    for name in row["functions"]:
+def add_lazy(module, names):
+    """Placeholders for the lazy family `module` from its table entry (core/ops/lazy_table.py):
+    {"ops": [...], "functions": [...], "methods": [...]}."""
+    for name in names["ops"]:
+        OPS[name] = LazyOpInfo(module, name)
+    for name in names["functions"]:
         FUNCTIONS[name] = lazy_function(module, name, FUNCTIONS)
-    for name in row["methods"]:
+    for name in names["methods"]:
         METHODS[name] = LazyAttribute(module, name)
-    for name in (*(op[0] for op in row["ops"]), *row["functions"], *row["methods"]):
-        LAZY[name] = module
+    for key in ("ops", "functions", "methods"):
+        for name in names[key]:
+            LAZY[name] = module
 
 
 def is_placeholder(value) -> bool:
@@ -257,51 +254,32 @@ def is_placeholder(value) -> bool:
     return isinstance(value, (LazyOpInfo, LazyAttribute)) or hasattr(value, "lazy_family")
 
 
-# -- lazy packages (pointwise, reduce, shape, indexing: one lazy unit per submodule) ---------------
-# Such a package's __init__ imports no submodule at start-up (unless CORE_EAGER_FAMILIES=1): its
-# re-exported names (`from ..pointwise import where`) resolve on first use through a module
-# __getattr__ that imports the submodule defining them (the generated table's EXPORTS), and the
-# package sees each submodule once it has run (importlib sets it as the package's attribute).
+# -- packages whose op modules are lazy one by one (shape, indexing) -------------------------------
+# Such a package lists its lazy submodules in LAZY_SUBMODULES (each a unit of core/ops/lazy_table.py)
+# and what it re-exports from them in a static table; the package's PEP 562 __getattr__ imports the
+# submodule on first use of a name (`from ..indexing import gather`).
 
-class LazyPackage(types.ModuleType):
-    """The module type of a lazy op package: calls its `_on_submodule(module)` hook and
-    SUBMODULE_HOOKS after each submodule ran; an attribute the package re-exports from a submodule
-    of the same name (indexing.take, shape.permute) keeps meaning the re-exported object."""
+class ExportingPackage(types.ModuleType):
+    """A package that keeps a re-exported name (indexing.take, the function) when the submodule of the
+    same name (indexing/take.py) is imported: the import system would set the module in its place."""
 
     def __setattr__(self, name, value):
-        d = self.__dict__
-        is_sub = isinstance(value, types.ModuleType) and value.__name__ == f"{d['__name__']}.{name}"
-        if not (is_sub and name in d.get("_exports", ())):
+        if not (isinstance(value, types.ModuleType) and name in self.__dict__.get("_EXPORTS", ())):
             super().__setattr__(name, value)
-        if is_sub:
-            hook = d.get("_on_submodule")
-            if hook is not None:
-                hook(value)
-            for hook in SUBMODULE_HOOKS:
-                hook(value)
 
 
-def lazy_package(name, flat, exports, on_submodule=None):
-    """Make the package `name` a LazyPackage and return its module `__getattr__`: a re-exported name
-    imports the submodule `exports[name]`, a submodule's name imports it, any other name is looked
-    up in the modules `flat` in order (as the former flat namespace was filled)."""
-    pkg = sys.modules[name]
-    pkg.__class__ = LazyPackage
-    pkg.__dict__["_exports"], pkg.__dict__["_on_submodule"] = exports, on_submodule
+def lazy_exports(package, exports):
+    """Make the package `package` an ExportingPackage and return its module `__getattr__`: a name in
+    `exports` ({submodule: names}) imports that submodule and answers its object."""
+    owner = {name: sub for sub, names in exports.items() for name in names}
+    pkg = sys.modules[package]
+    pkg.__class__ = ExportingPackage
+    pkg.__dict__["_EXPORTS"] = owner
 
-    def __getattr__(attr):
-        if attr in exports:
-            mod = importlib.import_module(f"{name}.{exports[attr]}")
-            value = pkg.__dict__[attr] = mod.__dict__[attr]
-            return value
-        if attr.startswith("__"):
-            raise AttributeError(f"module {name!r} has no attribute {attr!r}")
-        if importlib.util.find_spec(f"{name}.{attr}") is not None:    # `from . import unary`
-            return importlib.import_module(f"{name}.{attr}")
-        for sub in flat:
-            mod = importlib.import_module(f"{name}.{sub}")
-            if attr in mod.__dict__:
-                value = pkg.__dict__[attr] = mod.__dict__[attr]
-                return value
-        raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+    def __getattr__(name):
+        sub = owner.get(name)
+        if sub is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = pkg.__dict__[name] = getattr(importlib.import_module(f"{package}.{sub}"), name)
+        return value
     return __getattr__

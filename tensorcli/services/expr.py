@@ -19,9 +19,10 @@ __all__ = ["Limits", "ExprError", "Program", "Backend", "ALIASES", "parse", "eva
            "ProgramResult", "StatementRecord", "error_line", "error_prefix", "located"]
 
 
-from .expr_parse import (  # noqa: F401 - Limits, Program, parse: part of this module's API
+from .expr_parse import (  # noqa: F401 - Limits, Program: part of this module's API
     ALIASES, ALLOWED_MEMBERS, DENIED_MEMBERS, DENIED_PREFIXES, SUBMODULES, ExprError, Limits, Program,
-    located, parse)
+    located)
+from .expr_validate import parse  # noqa: F401 - part of this module's API
 from .program import Interpreter, ProgramResult, StatementRecord, error_line, error_prefix  # noqa: F401
 
 

@@ -170,9 +170,9 @@ class Program:
     attributes: tuple = ()        # every Attribute node (module chains are resolved before running)
 
 
-def parse(source: str, limits: Limits | None = None) -> Program:
-    """Parse and statically validate ``source``; raise ExprError for anything refused."""
-    limits = limits or Limits()
+def parse_tree(source: str, limits: Limits) -> ast.Module:
+    """``source`` as a syntax tree within ``limits`` (size, nesting, statements); raise ExprError otherwise.
+    expr_validate.parse validates the tree."""
     if not isinstance(source, str):
         raise ExprError(f"expression: source must be a str, not {type(source).__name__}")
     if len(source) > limits.max_chars:
@@ -194,8 +194,7 @@ def parse(source: str, limits: Limits | None = None) -> Program:
         raise expr_error("expression is empty")
     if len(tree.body) > limits.max_statements:
         raise expr_error(f"{len(tree.body)} statements (limit {limits.max_statements})")
-    from .expr_validate import validate
-    return validate(source, tree, limits)
+    return tree
 
 
 def _check_brackets(source: str, limits: Limits) -> None:

@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import ast
 
-from .expr_parse import (ALIASES, BINOPS, IMPORTABLE_ROOTS, SUBMODULES, TENSOR_PRIVATE_ATTRS, Program, expr_error,
-                         refused)
+from .expr_parse import (ALIASES, BINOPS, IMPORTABLE_ROOTS, SUBMODULES, TENSOR_PRIVATE_ATTRS, Limits, Program,
+                         expr_error, parse_tree, refused)
 
 GRAD_MODE_DECORATORS = ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled")
 _MODULE_PATHS = frozenset({"torch", *(f"torch.{s}" for s in SUBMODULES), "numpy"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def parse(source: str, limits: Limits | None = None) -> Program:
+    """Parse and statically validate ``source``; raise ExprError for anything refused."""
+    limits = limits or Limits()
+    return validate(source, parse_tree(source, limits), limits)
 
 
 def validate(source: str, tree: ast.Module, limits) -> Program:

@@ -13,7 +13,7 @@ def all_rows(ndim=DEFAULT_NDIM, dim=DEFAULT_DIM) -> list[dict]:
     its registration's `cli_reason`) of every registry entry, sorted by category and op."""
     from core.ops.registry import OPS   # imports core (~16 ms): only when no precomputed listing applies
     rows = []
-    for name, info in OPS.items():
+    for name, info in list(OPS.items()):   # (a lazy entry read below imports its family: OPS may grow)
         reason = None if info.cli else info.extras.get("cli_reason") or "no command registered (no cli_reason given)"
         summary = info.summary if info.cli else f"{info.summary} [no command: {reason}]"
         rows.append({"command": command_name(name) if info.cli else None, "op": name,

@@ -76,7 +76,7 @@ def test_man_page_is_current():
     r = run("--man")
     assert r.returncode == 0 and r.stdout.startswith(".TH TENSORCLI 1")
     with open(MAN, encoding="utf-8") as f:
-        assert f.read() == r.stdout, "docs/tensorcli.1 is stale: tensorcli --man > docs/tensorcli.1"
+        assert f.read() == r.stdout, "docs/tensorcli.1 is stale: python scripts/regenerate.py"
 
 
 def test_man_page_renders_with_man_when_available(tmp_path):

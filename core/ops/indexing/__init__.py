@@ -5,26 +5,27 @@ diagonals (tri_diag), index_put, index_copy / index_reduce, masked_scatter, put,
 slice_scatter / diagonal_scatter (scatter_views), unravel_index, and `Tensor.__getitem__` / `__setitem__`
 (getitem, setitem; basic indexing returns views, advanced indexing follows NumPy/PyTorch placement).
 
-Each submodule registers its ops when it is imported (eagerly: in the order below, the order of the CLI's
-command list; `import core` imports none: see core/ops/families.py); the names other modules import are
-re-exported here, imported on first use (core/ops/pointwise/__init__.py)."""
-from .. import lazy_table, registry
+Each submodule registers its ops when it is imported. `import core` imports none of them: each is a lazy
+unit of its own (core/ops/families.py), so `tensorcli gather` imports gather_scatter.py and what it
+imports; the names other modules import from this package are re-exported on first use (_EXPORTS)."""
+from .. import registry
 
-__getattr__ = registry.lazy_package(__name__, (), lazy_table.EXPORTS.get(__name__, {}))
-
-if registry.EAGER:   # import every submodule now, in this order (= registration order)
-    from . import (gather_scatter, scatter_reduce, index_select_add_fill, masked, take, one_hot_nonzero,  # noqa: F401
-                   tri_diag, advanced, index_put, getitem, setitem, index_copy_reduce, scatter_views)
-    from .gather_scatter import _ScatterAddIntoZeros, _scatter_into_zeros, gather, scatter, scatter_add
-    from .index_copy_reduce import index_copy, index_reduce
-    from .index_put import index_put, index_put_
-    from .index_select_add_fill import index_add, index_fill, index_select
-    from .masked import masked_fill, masked_scatter, masked_select
-    from .one_hot_nonzero import argwhere, nonzero, one_hot, unravel_index
-    from .scatter_reduce import scatter_reduce
-    from .scatter_views import diagonal_scatter, select_scatter, slice_scatter
-    from .take import put, take, take_along_dim
-    from .tri_diag import diag, diag_embed, diagonal, tril, tril_indices, triu, triu_indices
+# the submodules, in registration order (each a lazy unit: core/ops/lazy_table.py)
+LAZY_SUBMODULES = ("gather_scatter", "scatter_reduce", "index_select_add_fill", "masked", "take", "one_hot_nonzero",
+                   "tri_diag", "advanced", "index_put", "getitem", "setitem", "index_copy_reduce", "scatter_views")
+_EXPORTS = {
+    "gather_scatter": ("_ScatterAddIntoZeros", "_scatter_into_zeros", "gather", "scatter", "scatter_add"),
+    "index_copy_reduce": ("index_copy", "index_reduce"),
+    "index_put": ("index_put", "index_put_"),
+    "index_select_add_fill": ("index_add", "index_fill", "index_select"),
+    "masked": ("masked_fill", "masked_scatter", "masked_select"),
+    "one_hot_nonzero": ("argwhere", "nonzero", "one_hot", "unravel_index"),
+    "scatter_reduce": ("scatter_reduce",),
+    "scatter_views": ("diagonal_scatter", "select_scatter", "slice_scatter"),
+    "take": ("put", "take", "take_along_dim"),
+    "tri_diag": ("diag", "diag_embed", "diagonal", "tril", "tril_indices", "triu", "triu_indices"),
+}
+__getattr__ = registry.lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["argwhere", "diag", "diag_embed", "diagonal", "diagonal_scatter", "gather", "index_add", "index_copy",
            "index_fill", "index_put", "index_put_", "index_reduce", "index_select", "masked_fill", "masked_scatter",

@@ -1,15 +1,15 @@
 """Elementwise ops with broadcasting and PyTorch's type promotion; each op's forward, backward and
 registration live together in one of the small modules below. This package adds the aliases
 (`subtract`, `clip`, `arctan2`, ...), their in-place twins, the augmented operators (`+=` is in
-place, as in PyTorch) and `Tensor.where`, and re-exports what other op families import.
-
-Lazy (core/ops/families.py): `import core` imports only the submodules the generated table marks
-eager; a re-exported name imports its submodule on first use, and the aliases and the elementwise
-marking are applied to each submodule once it has run (`_on_submodule`)."""
+place, as in PyTorch) and `Tensor.where`, and re-exports what other op families import."""
 from __future__ import annotations
 
 from ...autograd.function import Op
-from .. import lazy_table, registry
+from .. import registry
+from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise,  # noqa: F401
+               power, special, unary)
+from . import special_ops, special_poly  # noqa: F401
+from . import special_bessel_second_kind  # noqa: F401  (registers on import)
 
 # the former flat namespace's modules, in its order (also: the modules whose Ops are elementwise)
 _MODULES = ("_common", "addc", "unary", "arithmetic", "comparison", "logical_bitwise", "clamp_where", "power",
@@ -28,32 +28,21 @@ def _where_method(self, condition, other):
     return registry.FUNCTIONS["where"](condition, self, other)
 
 
-def _real(value):
-    return value is not None and not registry.is_placeholder(value)
-
-
 def _record_aliases():
     """core.<alias> and Tensor.<alias>_ (the target's in-place variant), as PyTorch names them, and the
-    augmented operators: for the targets registered so far (lazily: again after each submodule)."""
+    augmented operators."""
     functions, methods = registry.FUNCTIONS, registry.METHODS
     for alias, target in _ALIASES.items():
-        fn = functions.get(target)
-        if not _real(fn):
-            continue
-        if not _real(functions.get(alias)):
-            functions[alias] = fn
-        base = methods.get(target + "_")
-        if _real(base) and not _real(methods.get(alias + "_")):
-            registry.method(alias + "_", base)
+        functions.setdefault(alias, functions[target])
+        if target + "_" in methods and alias + "_" not in methods:
+            registry.method(alias + "_", methods[target + "_"])
     for dunder, method in _AUGMENTED:
-        if _real(methods.get(method)):
+        if method in methods:
             registry.method(dunder, methods[method])
 
 
 def _mark_elementwise(mod):
     """Every Op of this package is elementwise: keep the input's memory layout, as PyTorch does."""
-    if mod.__name__.rpartition(".")[2] not in _MODULES:
-        return
     for obj in list(vars(mod).values()):
         if isinstance(obj, type) and issubclass(obj, Op) and obj.__module__.startswith(__name__):
             obj.contiguous_output = False
@@ -71,25 +60,8 @@ def _export_flat_namespace():
         g[alias] = g[target]
 
 
-def _on_submodule(mod):
-    _mark_elementwise(mod)
-    _record_aliases()
-
-
-_getattr = registry.lazy_package(__name__, _MODULES, lazy_table.EXPORTS.get(__name__, {}),
-                                 None if registry.EAGER else _on_submodule)
-
-
-def __getattr__(name):
-    return _getattr(_ALIASES.get(name, name))
-
-if registry.EAGER:   # import every submodule now, in this order (= registration order)
-    from . import (_common, addc, arithmetic, binary_math, clamp_where, comparison, fill_copy, logical_bitwise,
-                   power, special, unary)
-    from . import special_ops, special_poly
-    from . import special_bessel_second_kind  # noqa: F401  (registers on import)
-    _record_aliases()
-    for _name in _MODULES:
-        _mark_elementwise(globals()[_name])
-    _export_flat_namespace()
+_record_aliases()
+for _name in _MODULES:
+    _mark_elementwise(globals()[_name])
+_export_flat_namespace()
 registry.method("where", _where_method)

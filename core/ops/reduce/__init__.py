@@ -1,14 +1,8 @@
 """Reductions (sum, mean, prod, max/min, argmax, var/std, norms, cumulative ops, ...) with dim/keepdim like
 PyTorch, plus diff / trapezoid / logcumsumexp (`cumulative`) and bincount / histc / cov / corrcoef
-(`statistics`). Re-exports what other op families import
-(lazily: see core/ops/pointwise/__init__.py; `import core` imports no reduce module)."""
+(`statistics`). Re-exports what other op families import. A lazy family (core/ops/families.py):
+`import core` imports no reduce module."""
 from __future__ import annotations
-
-from .. import lazy_table, registry
-
-__getattr__ = registry.lazy_package(__name__, ("reductions", "variance"), lazy_table.EXPORTS.get(__name__, {}))
-
-
 
 def _export_flat_namespace(*modules):
     """Every name of the former single-file reduce.py stays importable from the package (other modules and
@@ -20,12 +14,12 @@ def _export_flat_namespace(*modules):
                 g.setdefault(k, v)
 
 
-if registry.EAGER:   # import every submodule now, in this order (= registration order)
-    from . import cumulative, reductions, statistics, variance
-    from .cumulative import diff, logcumsumexp, trapezoid
-    from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
-                             dist, logsumexp, max, mean, min, nanmean, nansum, norm, prod, sum)
-    from .variance import std, std_mean, var, var_mean
-    from .statistics import bincount, corrcoef, cov, histc
-    from . import gradient_trapz, histogram, native_norms, renorm  # noqa: F401  (register on import)
-    _export_flat_namespace(reductions, variance)
+# import every submodule, in this order (= registration order)
+from . import cumulative, reductions, statistics, variance
+from .cumulative import diff, logcumsumexp, trapezoid
+from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
+                         dist, logsumexp, max, mean, min, nanmean, nansum, norm, prod, sum)
+from .variance import std, std_mean, var, var_mean
+from .statistics import bincount, corrcoef, cov, histc
+from . import gradient_trapz, histogram, native_norms, renorm  # noqa: F401  (register on import)
+_export_flat_namespace(reductions, variance)

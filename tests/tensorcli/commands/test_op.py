@@ -152,16 +152,7 @@ def test_private_and_out_parameters_are_not_options():
     assert inspect.signature(scaled_softmax).parameters["_stacklevel"].default == 3
 
 
-# -- the precomputed table of `tensorcli --help` ----------------------------------------------------
-
-def test_op_table_is_up_to_date():
-    """commands/op_table.py is generated from the registry: regenerate with `python -m tensorcli.commands.op`."""
-    with open(op_commands.TABLE_MODULE, encoding="utf-8") as fh:
-        assert fh.read() == op_commands.table_source(), "run: python -m tensorcli.commands.op"
-    assert op_commands.cached_table() == op_commands.command_table()
-    with open(op_commands.LISTING_MODULE, encoding="utf-8") as fh:
-        assert fh.read() == op_commands.listing_source(), "run: python -m tensorcli.commands.op"
-
+# -- the generated table of `tensorcli --help` (current: tests/test_generated.py) ----------------------
 
 def test_group_help_from_the_table_lists_what_the_full_app_lists(capsys):
     import os
@@ -178,12 +169,6 @@ def test_group_help_from_the_table_lists_what_the_full_app_lists(capsys):
                                                                  "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
     assert full.exit_code == 0
     assert lazy.stdout == full.stdout
-
-
-def test_stale_table_is_not_used(monkeypatch):
-    from tensorcli.commands import op_table
-    monkeypatch.setattr(op_table, "FINGERPRINT", "generated from another core")
-    assert op_commands.cached_table() is None
 
 
 @pytest.mark.parametrize("command", [
