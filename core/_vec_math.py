@@ -79,21 +79,65 @@ def _pow2i_f(q):
     return ((q + 127) << 23).view(_F)
 
 
+_SHIFT = np.uint64(35)
+_MID = np.iinfo(np.int64).min    # a float64 whose low 29 mantissa bits are 1 << 28, shifted to the top
+
+
+class _Fma32:
+    """float32 fused multiply-adds a * b + c over arrays of one size, in float64 scratch: the product of two
+    float32 is exact there, the sum rounds once, and the cast to float32 rounds again; the two roundings differ
+    from one only when the float64 sum lands exactly on a float32 midpoint (low 29 bits 1 << 28, about one sum
+    in 2**29): those lanes are recomputed with the sum's exact error (TwoSum) before the cast."""
+
+    def __init__(self, n):
+        self.p = np.empty(n, _D)
+        self.u = np.empty(n, np.uint64)
+
+    def __call__(self, a, b, c, out):
+        p = np.multiply(a, b, out=self.p)
+        p += c
+        u = np.left_shift(p.view(np.uint64), _SHIFT, out=self.u).view(np.int64)
+        if np.minimum.reduce(u) == _MID:
+            idx = np.flatnonzero(u == _MID)
+            pa = np.asarray(a, _D)[idx] if np.ndim(a) else _D(a)
+            pb = np.asarray(b, _D)[idx] if np.ndim(b) else _D(b)
+            pc = np.asarray(c, _D)[idx] if np.ndim(c) else _D(c)
+            si = p[idx]
+            z = si - pc
+            err = (pc - (si - z)) + (pa * pb - z)
+            p[idx] = np.where(err > 0, np.nextafter(si, np.inf), np.where(err < 0, np.nextafter(si, -np.inf), si))
+        np.copyto(out, p, casting="same_kind")
+        return out
+
+
 def expf(d):
     """Sleef_expf8_u10 (xexpf) on any float32 array."""
     d = np.asarray(d, _F)
+    if not d.size:
+        return d.copy()
+    shape = d.shape
+    d = d.ravel()
     with np.errstate(all="ignore"):
         qf = np.rint(d * _R_LN2F)
-        big = ~(np.abs(qf) < 2.0 ** 31)                    # NaN / huge: cvtps2dq gives INT_MIN; those lanes
-        if big.any():                                      # are overwritten below anyway
-            qf[big] = 0
+        keep = np.abs(qf) < 2.0 ** 31                      # NaN / huge: cvtps2dq gives INT_MIN; those lanes are
+        if not keep.all():                                 # overwritten below anyway
+            qf[~keep] = 0
         q = qf.astype(_I32)
-        s = fma32(qf, -_L2UF, d)
-        s = fma32(qf, -_L2LF, s)
-        u = fma32(s, _EXPF_C[0], _EXPF_C[1])
+        # fma(q, -L2U, d): q * L2U is exact in float32 (|q| <= 150, L2U has 15 significant bits) wherever the
+        # result is kept, so the float32 subtraction rounds once, as the FMA
+        s = d - qf * _L2UF
+        # fma(q, -L2L, s): exact in float64 (q * L2L has 32 bits, the sum spans < 53), then one rounding
+        s64 = s.astype(_D)
+        s64 -= qf.astype(_D) * _D(_L2LF)
+        s64f = s64.astype(_F)
+        np.copyto(s64, s64f)
+        fma = _Fma32(d.size)
+        u = np.empty_like(d)
+        fma(s64, _EXPF_C[0], _EXPF_C[1], u)
         for c in _EXPF_C[2:]:
-            u = fma32(u, s, c)
-        u = fma32(s * s, u, s)
+            fma(u, s64, c, u)
+        ss = s64f * s64f
+        fma(ss, u, s64, u)
         u += _F(1)
         h = q >> 1
         u *= _pow2i_f(h)
@@ -103,7 +147,7 @@ def expf(d):
         nan = d != d
         if nan.any():
             u[nan] = d[nan]
-    return u
+    return u.reshape(shape)
 
 
 _FLT_MIN = _F(np.finfo(_F).tiny)
@@ -121,6 +165,8 @@ def _two_sum(a, b):
 def logf(d):
     """Sleef_logf8_u10 (xlogf_u1) on any float32 array, in SLEEF's double-float arithmetic with FMA."""
     d = np.asarray(d, _F)
+    if not d.size:
+        return d.copy()
     with np.errstate(all="ignore"):
         o = d < _FLT_MIN
         dd = np.where(o, d * _F(2.0 ** 64), d)
@@ -171,35 +217,74 @@ def _pow2i_d(q):
     return ((q.astype(np.int64) + 1023) << 52).view(_D)
 
 
+def _split(a):
+    """Veltkamp's split: a == hi + lo, each with at most 26 significant bits."""
+    c = a * 134217729.0
+    hi = c - (c - a)
+    return a, hi, a - hi
+
+
+def _fma64s(a, b, c):
+    """a * b + c for finite float64 operands given as _split triples (a scalar b as one too): TwoProduct's
+    error and TwoSum's error added back before the last rounding (one rounding but for astronomically rare
+    double-rounding cases), without the overflow handling of _rng_math.fma64 (the operands here are bounded)."""
+    a, ah, al = a
+    b, bh, bl = b
+    p = a * b
+    ep = ah * bh
+    ep -= p
+    ep += ah * bl
+    ep += al * bh
+    ep += al * bl
+    s = p + c
+    z = s - p
+    es = (p - (s - z)) + (c - z)
+    es += ep
+    s += es
+    return s
+
+
+def _k(v):
+    return _split(_D(v))
+
+
+_EXPD_K = tuple(_k(v) for v in _EXPD_C)
+_L2L_K = _k(-_L2L)
+
+
 def expd(d):
     """Sleef_expd4_u10 (xexp, the FMA branch: POLY10 by Estrin's scheme) on any float64 array."""
     d = np.asarray(d, _D)
+    if not d.size:
+        return d.copy()
     with np.errstate(all="ignore"):
         u = np.rint(d * _R_LN2)
-        bad = ~(np.abs(u) < 2.0 ** 31)
-        if bad.any():
-            u[bad] = 0
+        keep = (d >= -1000) & (d <= 709.78271114955742909217217426)    # other lanes are overwritten below
+        if not keep.all():
+            u = np.where(keep, u, 0)
         q = u.astype(_I32)
         s = d - u * _L2U                     # u * L2U is exact (|u| < 2**11, L2U has 32 significant bits)
-        s = fma64(u, -_L2L, s)
+        s = _fma64s(_split(u), _L2L_K, s)
         s2 = s * s
         s4 = s2 * s2
         s8 = s4 * s4
         c = _EXPD_C
-        p98 = fma64(s, c[0], c[1])
-        p76 = fma64(s, c[2], c[3])
-        p54 = fma64(s, c[4], c[5])
-        p32 = fma64(s, c[6], c[7])
-        p10 = fma64(s, c[8], c[9])
-        p7_4 = fma64(s2, p76, p54)
-        p3_0 = fma64(s2, p32, p10)
-        p8 = fma64(s4, p7_4, p3_0)
-        u = fma64(s8, p98, p8)
-        u = fma64(u, s, 0.5)
-        u = fma64(u, s, 1.0)
-        u = fma64(u, s, 1.0)
+        sk, s2k = _split(s), _split(s2)
+        p98 = _fma64s(sk, _EXPD_K[0], c[1])
+        p76 = _fma64s(sk, _EXPD_K[2], c[3])
+        p54 = _fma64s(sk, _EXPD_K[4], c[5])
+        p32 = _fma64s(sk, _EXPD_K[6], c[7])
+        p10 = _fma64s(sk, _EXPD_K[8], c[9])
+        p7_4 = _fma64s(s2k, _split(p76), p54)
+        p3_0 = _fma64s(s2k, _split(p32), p10)
+        p8 = _fma64s(_split(s4), _split(p7_4), p3_0)
+        u = _fma64s(_split(s8), _split(p98), p8)
+        u = _fma64s(_split(u), sk, 0.5)
+        u = _fma64s(_split(u), sk, 1.0)
+        u = _fma64s(_split(u), sk, 1.0)
         h = q >> 1
-        u = (u * _pow2i_d(h)) * _pow2i_d(q - h)
+        u *= _pow2i_d(h)
+        u *= _pow2i_d(q - h)
         u[d > 709.78271114955742909217217426] = np.inf
         u[d < -1000] = 0
         nan = d != d
@@ -217,6 +302,8 @@ _LN2D_HI, _LN2D_LO = 0.693147180559945286226764, 2.319046813846299558417771e-17
 def logd(d):
     """Sleef_logd4_u10 (xlog_u1) on any float64 array, in SLEEF's double-double arithmetic with FMA."""
     d = np.asarray(d, _D)
+    if not d.size:
+        return d.copy()
     with np.errstate(all="ignore"):
         o = d < np.finfo(_D).tiny
         dd = np.where(o, d * 2.0 ** 64, d)
