@@ -7,7 +7,6 @@ and the order of Vectorized<T>'s horizontal sum (vec_reduce_all)."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -377,25 +376,27 @@ def vlog(x):
 
 # -- the C library, for the scalar tails (std::exp / std::log) ---------------------------------------------------
 
+_LIBM = []     # the C library's expf / logf, loaded on first use (None where it cannot be loaded)
+
+
 def _libm():
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        for name in ("expf", "logf"):
-            fn = getattr(lib, name)
-            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-        return lib
-    except (OSError, AttributeError):  # pragma: no cover - no C library to call: round the double result
-        return None
-
-
-_LIBM = _libm()
+    if not _LIBM:
+        try:
+            lib = ctypes.CDLL("libm.so.6")     # glibc's soname (find_library would run ldconfig: ~60 ms)
+        except OSError:  # pragma: no cover - not glibc: the double result rounded (may differ in the last bit)
+            lib = None
+        if lib is not None:
+            for fn in ("expf", "logf"):
+                getattr(lib, fn).restype, getattr(lib, fn).argtypes = ctypes.c_float, [ctypes.c_float]
+        _LIBM.append(lib)
+    return _LIBM[0]
 
 
 def _scalar(x, fn32, fn64, name):
     x = np.asarray(x)
     flat = x.ravel().tolist()
     if x.dtype == _F:
-        f = getattr(_LIBM, name, None)
+        f = getattr(_libm(), name, None)
         if f is None:  # pragma: no cover
             return getattr(np, name)(x.astype(_D)).astype(_F)
         return np.fromiter(map(f, flat), _F, x.size).reshape(x.shape)
