@@ -159,44 +159,55 @@ def _two_sum(a, b):
 
 
 def logf(d):
-    """Sleef_logf8_u10 (xlogf_u1) on any float32 array, in SLEEF's double-float arithmetic with FMA."""
+    """Sleef_logf8_u10 (xlogf_u1) on any float32 array, in SLEEF's double-float arithmetic with FMA. Every FMA
+    but the two of the polynomial has an exact float64 value (a product's or a reciprocal's rounding error, or
+    sums spanning fewer than 53 bits), so one float32 rounding of the float64 value is the FMA's."""
     d = np.asarray(d, _F)
     if not d.size:
         return d.copy()
+    shape = d.shape
+    d = d.ravel()
     with np.errstate(all="ignore"):
         o = d < _FLT_MIN
-        dd = np.where(o, d * _F(2.0 ** 64), d)
+        dd = d * _F(2.0 ** 64) if o.any() else d
+        if dd is not d:
+            dd = np.where(o, dd, d)
         e = (((dd * _F43).view(_I32) >> 23) & 0xFF) - 0x7F
         m = (dd.view(_I32) + ((-e) << 23)).view(_F)
-        e = np.where(o, e - 64, e)
-        ef = e.astype(_F)
+        if dd is not d:
+            e = np.where(o, e - 64, e)
+        ef = e.astype(_D)
         # s = dfmul((ln2 hi, lo), e)
-        sx = _LN2F_HI * ef
-        sy = fma32(_LN2F_LO, ef, fma32(_LN2F_HI, ef, -sx))
+        sx = (_D(_LN2F_HI) * ef).astype(_F)
+        sy = (_D(_LN2F_LO) * ef + (_D(_LN2F_HI) * ef - sx)).astype(_F)
         # x = dfdiv(dfadd2(-1, m), dfadd2(1, m))
         nx, ny = _two_sum(_F(-1), m)
         dx, dy = _two_sum(_F(1), m)
         t = _F(1) / dx
+        t64 = t.astype(_D)
         xs = nx * t
-        u = fma32(t, nx, -xs)
-        v = fma32(-dy, t, fma32(-dx, t, _F(1)))
-        xy = fma32(xs, v, fma32(ny, t, u))
+        u = (t64 * nx - xs).astype(_F)
+        v = (-(dy * t64) + (1.0 - dx * t64)).astype(_F)
+        xy = (xs.astype(_D) * v + (ny * t64 + u)).astype(_F)
         x2 = xs * xs
-        tt = fma32(np.full_like(x2, _LOGF_T[0]), x2, _LOGF_T[1])
-        tt = fma32(tt, x2, _LOGF_T[2])
-        # s = dfadd_vf2_vf2_vf2(s, dfscale(x, 2))   (|s| >= |2x| assumed by SLEEF; the same ops regardless)
+        fma = _Fma32(d.size)
+        tt = np.empty_like(d)
+        fma(x2, _LOGF_T[0], _LOGF_T[1], tt)
+        fma(tt, x2, _LOGF_T[2], tt)
+        # s = dfadd_vf2_vf2_vf2(s, dfscale(x, 2)); s = dfadd_vf2_vf2_vf(s, x2 * x * t); r = s.x + s.y
         x2x, x2y = xs * _F(2), xy * _F(2)
         r = sx + x2x
         ry = (((sx - r) + x2x) + sy) + x2y
-        # s = dfadd_vf2_vf2_vf(s, x2 * x * t)
         w = (x2 * xs) * tt
         r2 = r + w
         ry2 = ((r - r2) + w) + ry
         out = r2 + ry2
-        out[d == np.inf] = np.inf
-        out[(d < 0) | (d != d)] = np.nan
-        out[d == 0] = -np.inf
-    return out
+        bad = ~(d > 0) | (d == np.inf)
+        if bad.any():
+            out[d == np.inf] = np.inf
+            out[(d < 0) | (d != d)] = np.nan
+            out[d == 0] = -np.inf
+    return out.reshape(shape)
 
 
 # -- float64: Sleef_expd4_u10, Sleef_logd4_u10 ---------------------------------------------------------------
