@@ -19,10 +19,10 @@ _I32 = np.int32
 
 
 def lanes(dtype, avx512_kernel: bool = True) -> int:
-    """Elements in one Vectorized<dtype> on this machine: 32 / 64 bytes (AVX2 / AVX512; 16 bytes without AVX2).
+    """Elements in one Vectorized<dtype> on this machine: 64 bytes on AVX512, else 32 (AVX2 and the DEFAULT build).
     A kernel registered without ALSO_REGISTER_AVX512 runs its AVX2 build on an AVX512 CPU."""
     cap = _cpu.capability()
-    nbytes = 64 if cap == "avx512" and avx512_kernel else (32 if cap in ("avx2", "avx512") else 16)
+    nbytes = 64 if cap == "avx512" and avx512_kernel else 32      # vec_base.h: 32 bytes for DEFAULT too
     return nbytes // np.dtype(dtype).itemsize
 
 
@@ -33,7 +33,7 @@ def hsum(acc):
     VecReduceAllSIMD shuffles (halves, then quarters, ... added lane-wise; lane 0 is the result), otherwise the
     generic loop ((a0 + a1) + a2) + ... ."""
     n = acc.shape[-1]
-    if acc.dtype == _F and n in (8, 16):
+    if acc.dtype == _F and n in (8, 16) and _cpu.capability() != "default":
         v = acc
         while n > 1:
             n //= 2
@@ -376,12 +376,16 @@ def logd(d):
 
 
 def vexp(x):
-    """Vectorized<T>::exp for float32 / float64 arrays."""
+    """Vectorized<T>::exp for float32 / float64 arrays (the DEFAULT build, without AVX2, maps std::exp)."""
+    if _cpu.capability() == "default":
+        return cexp(x)
     return expf(x) if x.dtype == _F else expd(x)
 
 
 def vlog(x):
-    """Vectorized<T>::log for float32 / float64 arrays."""
+    """Vectorized<T>::log for float32 / float64 arrays (the DEFAULT build maps std::log)."""
+    if _cpu.capability() == "default":
+        return clog(x)
     return logf(x) if x.dtype == _F else logd(x)
 
 

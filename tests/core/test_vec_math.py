@@ -10,7 +10,7 @@ from core import _vec_math as vm
 
 def test_assumed_isa_is_torchs(torch):
     assert _cpu.capability() == torch.backends.cpu.get_cpu_capability().lower()
-    w = {"avx512": 16, "avx2": 8}.get(_cpu.capability(), 4)
+    w = {"avx512": 16}.get(_cpu.capability(), 8)
     assert vm.lanes(np.float32) == w and vm.lanes(np.float64) == w // 2
 
 

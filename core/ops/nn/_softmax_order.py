@@ -13,19 +13,24 @@ The input is taken as (outer, dim, inner) C-contiguous (torch calls .contiguous(
 - Backward: softmax last dim: sum(g * o) by map2_reduce_all (products added into the accumulator, the tail's
   multiply-add fused for float32), gi = (g - sum) * o; other dims: sum += g * o fused along dim, gi = o * (g - sum).
   log_softmax: sum(g) (reduce_all along the last dim, sequential along others), gi = fma(-exp(o), sum, g).
-GCC contracts ATen's `a + b * c` into one FMA where both sit in one expression; the places above where it does
-were found against torch 2.13 (tests/core/ops/nn/test_softmax_bitwise.py checks them)."""
+GCC contracts ATen's `a + b * c` into one FMA where both sit in one expression (in the AVX2 / AVX512 builds; the
+DEFAULT build has no FMA); the places above where it does were found against torch 2.13 on AVX2 and with
+ATEN_CPU_CAPABILITY=default (tests/core/ops/nn/test_softmax_bitwise.py checks both)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ... import _vec_math as vm
+from ... import _cpu, _vec_math as vm
 from ..._rng_math import fma32, fma64
 
 _F = np.dtype(np.float32)
 
 
 def _fma(a, b, c):
+    """ATen's `c + a * b` as GCC compiles it: one FMA in the AVX2 / AVX512 builds (-mfma), two roundings in the
+    DEFAULT build (no FMA instruction to contract into)."""
+    if _cpu.capability() == "default":
+        return a * b + c
     return fma32(a, b, c) if a.dtype == _F else fma64(a, b, c)
 
 

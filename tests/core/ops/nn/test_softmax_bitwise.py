@@ -44,3 +44,37 @@ def test_no_graph_fast_path_gives_the_same_bits(torch):
     assert np.array_equal(core.softmax(core.tensor(x), 1).numpy(), torch.softmax(torch.from_numpy(x), 1).numpy())
     assert np.array_equal(core.log_softmax(core.tensor(x), -1).numpy(),
                           torch.log_softmax(torch.from_numpy(x), -1).numpy())
+
+
+_DEFAULT_ISA = r"""
+import numpy as np, torch, core
+torch.set_num_threads(1)
+assert torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+rng = np.random.default_rng(2)
+bad = []
+for dt in (np.float32, np.float64):
+    for shape, dim in (((5, 21), 1), ((21, 5), 0), ((3, 4, 9), 1)):
+        x = rng.standard_normal(shape).astype(dt)
+        g = rng.standard_normal(shape).astype(dt)
+        for fn in ("softmax", "log_softmax"):
+            tx, cx = torch.from_numpy(x).requires_grad_(), core.tensor(x, requires_grad=True)
+            ty, cy = getattr(torch, fn)(tx, dim), getattr(core, fn)(cx, dim)
+            (tg,) = torch.autograd.grad(ty, tx, torch.from_numpy(g))
+            (cg,) = core.autograd.grad(cy, cx, core.tensor(g))
+            if not (np.array_equal(ty.detach().numpy(), cy.detach().numpy())
+                    and np.array_equal(tg.numpy(), cg.numpy())):
+                bad.append((dt.__name__, shape, dim, fn))
+print(bad)
+"""
+
+
+def test_the_default_isa_build_too(torch):
+    """ATEN_CPU_CAPABILITY=default runs torch's DEFAULT kernels (8-float vectors whose exp/log are std::exp/log,
+    generic lane order); core follows the same variable through core/_cpu.py."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    out = subprocess.run([sys.executable, "-c", _DEFAULT_ISA], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
