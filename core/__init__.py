@@ -15,6 +15,7 @@ _warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|unde
                          RuntimeWarning, r"core(\.|$)")
 
 from . import _cpu  # noqa: F401  (tiny; an op module may import it, so dir(torch) is the same either way)
+from . import _vec_math  # noqa: F401  (constants only; softmax imports it, so dir(torch) is the same either way)
 from . import dtypes as _dtypes
 from .dtypes import (bool_ as bool, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16,
                      int32, int64, promote_types, set_default_dtype, uint8)

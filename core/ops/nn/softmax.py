@@ -11,6 +11,7 @@ from ...tensor import Tensor, _wrap_dim
 from ..pointwise._common import _ERRSTATE, _IGNORE, quietly
 from ..registry import register
 from ._util import _short, _torch_name
+from . import _softmax_order as _order
 
 
 # ndarray.max / .sum run these ufunc reductions behind a Python wrapper; called directly (same results). The
@@ -59,7 +60,9 @@ def _softmax_np(x, dim):
 
 
 def _softmax_kernel(x, dim):
-    """exp(x - max) / sum, in one buffer (the same operations, in place: the same bits, fewer allocations)."""
+    """ATen's softmax kernel (float32 / float64: _softmax_order, torch's bits); other dtypes: exp(x - max) / sum."""
+    if (x.dtype is _F32 or x.dtype is _F64) and x.size:
+        return _order.softmax(x, dim)
     e, long = _shifted(x, dim)
     _exp(e, e)     # out= by position: ~30 ns less a call than the keyword
     s = _sum(e, dim, None, None, True)
@@ -73,7 +76,9 @@ def _log_softmax_np(x, dim):
 
 
 def _log_softmax_kernel(x, dim):
-    """x - max - log(sum(exp(x - max)))."""
+    """ATen's log_softmax kernel (float32 / float64: _softmax_order); other dtypes: x - max - log(sum(exp(x - max)))."""
+    if (x.dtype is _F32 or x.dtype is _F64) and x.size:
+        return _order.log_softmax(x, dim)
     s, long = _shifted(x, dim)
     lse = _sum(_exp(s), dim, None, None, True)
     _log(lse, lse)
@@ -81,8 +86,10 @@ def _log_softmax_kernel(x, dim):
 
 
 def _log_softmax_at(x, rows, cols):
-    """_log_softmax_kernel(x, 1)[rows, cols] for a 2-D x with a column per row: the same operations, the last one
-    (minus log(sum(exp))) on the picked entries only: the same bits without a full-size pass."""
+    """_log_softmax_kernel(x, 1)[rows, cols] for a 2-D x with a column per row (float32 / float64: ATen's kernel
+    in full, then the picked entries; others: the last step on the picked entries only)."""
+    if (x.dtype is _F32 or x.dtype is _F64) and x.size:
+        return _order.log_softmax(x, 1)[rows, cols]
     s = _shifted(x, 1)[0]
     sp = s[rows, cols]
     _exp(s, s)
@@ -131,6 +138,8 @@ class SoftmaxBackward0(Op):
         o = out._data
         if o.ndim == 0:
             return g * 0
+        if o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size:
+            return _order.softmax_backward(g, o, ctx.dim)     # _softmax_backward_data's kernel
         return o * (g - (g * o).sum(ctx.dim, keepdims=True))
 
 
@@ -156,6 +165,8 @@ class LogSoftmaxBackward0(Op):
         o = out._data
         if o.ndim == 0:
             return g * 0
+        if o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size:
+            return _order.log_softmax_backward(g, o, ctx.dim)
         return g - np.exp(o) * g.sum(ctx.dim, keepdims=True)
 
 
