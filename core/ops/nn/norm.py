@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
-from . import _bn_stats
+from . import _bn_stats, _moments
 from ._util import _make, _shape, _short, _torch_name
 
 
@@ -180,6 +180,13 @@ class NativeLayerNormBackward0(Op):
     def forward(ctx, input, weight, bias, ndim_norm=1, eps=1e-5):
         x = input._data
         axes = tuple(range(x.ndim - ndim_norm, x.ndim))
+        exact = _moments.layer_norm(x, ndim_norm, eps, None if weight is None else weight._data,
+                                    None if bias is None else bias._data)
+        if exact is not None:
+            out, mean, rstd = exact
+            ctx.save_for_backward(input, weight, _make(mean), _make(rstd))
+            ctx.meta = (axes, tuple(range(x.ndim - ndim_norm)), eps)
+            return out
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = x.mean(axis=axes, keepdims=True, dtype=np.float64)
             xc = x - mean.astype(x.dtype)
@@ -280,6 +287,11 @@ class NativeGroupNormBackward0(Op):
         n, c = x.shape[:2]
         if x.size == 0:   # an empty batch: an empty result (and gradients), as PyTorch
             out = x.copy()
+        elif (exact := _moments.group_norm(x, groups, eps, None if weight is None else weight._data,
+                                           None if bias is None else bias._data)) is not None:
+            ctx.save_for_backward(input, weight)
+            ctx.meta = (groups, eps, (1, c) + (1,) * (x.ndim - 2))
+            return exact
         else:
             xg = x.reshape(n, groups, -1)
             with np.errstate(invalid="ignore", divide="ignore"):

@@ -1,0 +1,200 @@
+"""ATen's RowwiseMoments (aten/src/ATen/native/cpu/moments_utils.h), the mean and biased variance of each row that
+layer_norm and group_norm normalise with, for float32 and float64 rows, bit for bit with torch's AVX2 build.
+
+Each row is read as n = N // V vectors of V lanes (V = 8 floats or 4 doubles: 32 bytes), cut into chunks of 16
+vectors. Per chunk and lane, Welford from zero with c_j = 1 / (j + 1): delta = x - m1, m1 = fma(delta, c_j, m1),
+m2 = fma(delta, x - m1, m2). The chunks then merge into a cascade of depth ceil_log2(chunks): chunk i enters
+level 0, and while (i + 1) has trailing zero bits level j - 1 merges into level j (below the top level); at the
+end levels 1.. merge into level 0 in order. A merge (AddMomentsVec) of (k', m1', m2') into (k, m1, m2), with
+c = k' / (k + k') and delta = m1' - m1, computes m1 + (delta * c) and fma(delta * c, delta * k, m2 + m2')
+(the contracted, reassociated code of torch's build, measured). The last N % V elements run a scalar Welford
+(m1 += delta / k, m2 += delta * (x - m1), not contracted), and the V lanes then merge into it in order as
+scalars (AddMoments, contracted: m1 = fma(c, delta, m1), m2 += fma(delta * delta * c, k, m2')). The variance is
+m2 / N. Every row is computed at once: the cost is a few NumPy calls per vector step of one chunk (16) and per
+chunk merge, not per element.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..pointwise import _fma
+
+_CHUNK = 16
+
+
+def _ceil_log2(x: int) -> int:
+    return x - 1 if x <= 2 else int(x - 1).bit_length()
+
+
+class _Fma:
+    """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32 and keeps
+    the operands: a float64 sum on a float32 midpoint that is not the exact sum (TwoSum's error is not zero) is
+    the only case where the two roundings differ from one, and then `exact()` is False and the caller runs
+    again through _fma.fma. float64: _fma.fma64 always."""
+
+    def __init__(self, dt, fast):
+        self.dt, self.fast, self.kept = dt, fast and dt == np.float32, []
+
+    def __call__(self, a, b, c):
+        if not self.fast:
+            return _fma.fma(a, b, c, self.dt)
+        s = np.multiply(a, b, dtype=np.float64)
+        s += c
+        self.kept.append((s, a, b, c))
+        return s.astype(np.float32)
+
+    def exact(self):
+        for s, a, b, c in self.kept:
+            u = np.left_shift(s.view(np.uint64), _fma._SHIFT).view(np.int64)
+            if not s.size or np.minimum.reduce(u, axis=None) != _fma._IMIN:
+                continue
+            k = u == _fma._IMIN
+            p = np.broadcast_to(np.multiply(a, b, dtype=np.float64), s.shape)[k]
+            cc = np.broadcast_to(np.asarray(c, np.float64), s.shape)[k]
+            if (_fma._two_sum_err(s[k], p, cc) != 0).any():
+                return False
+        return True
+
+
+def _merge(add, base, dt, fma):
+    """AddMomentsVec(add into base): (count, m1, m2) triples with array moments; returns the new base."""
+    k_add, m1_add, m2_add = add
+    k, m1, m2 = base
+    n = k + k_add
+    if k_add == 0:
+        return base             # c == 0: m1 and m2 unchanged (exact for finite moments)
+    if k == 0:
+        return add              # c == 1 from an empty base: the added moments, exactly
+    c = dt.type(dt.type(k_add) / dt.type(n))
+    delta = m1_add - m1
+    dc = delta * c
+    return n, m1 + dc, fma(dc, delta * dt.type(k), m2 + m2_add)
+
+
+def rowwise_moments(x):
+    """(mean, biased variance) of each row of a 2-D float32/float64 array, as ATen's RowwiseMoments."""
+    x = np.ascontiguousarray(x)
+    fma = _Fma(x.dtype, True)
+    out = _moments(x, fma)
+    return out if fma.exact() else _moments(x, _Fma(x.dtype, False))
+
+
+def _moments(x, fma):
+    dt = x.dtype
+    rows, N = x.shape
+    V = 32 // dt.itemsize
+    n = N // V
+    m = -(-n // _CHUNK)
+    lanes1 = lanes2 = None
+    if n:
+        full = n // _CHUNK
+        counts = [_CHUNK] * full + ([n - full * _CHUNK] if n % _CHUNK else [])
+        xv = x[:, :n * V].reshape(rows, n, V)
+        m1s, m2s = [], []
+        for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
+            if not nchunks:
+                continue
+            xc = xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
+            a1 = xc[:, :, 0].copy()                 # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
+            a2 = (a1 - a1) * a1 + dt.type(0)        # +0, or NaN for an infinite x
+            for j in range(1, cnt):
+                xj = xc[:, :, j]
+                delta = xj - a1
+                a1 = fma(delta, dt.type(dt.type(1) / dt.type(j + 1)), a1)
+                a2 = fma(delta, xj - a1, a2)
+            m1s.append(a1)
+            m2s.append(a2)
+        c1 = np.concatenate(m1s, axis=1) if len(m1s) > 1 else m1s[0]
+        c2 = np.concatenate(m2s, axis=1) if len(m2s) > 1 else m2s[0]
+        depth = _ceil_log2(m)
+        empty = (0, None, None)
+        stk = [empty] * max(depth, 1)
+        for i in range(m):
+            stk[0] = _merge((counts[i], c1[:, i], c2[:, i]), stk[0], dt, fma)
+            mask, j = i + 1, 1
+            while j < depth and not mask & 1:
+                stk[j] = _merge(stk[j - 1], stk[j], dt, fma)
+                stk[j - 1] = empty
+                mask >>= 1
+                j += 1
+        for i in range(1, depth):
+            stk[0] = _merge(stk[i], stk[0], dt, fma)
+        lanes1, lanes2 = stk[0][1], stk[0][2]
+    k = 0
+    s1 = np.zeros(rows, dt)
+    s2 = np.zeros(rows, dt)
+    for i in range(n * V, N):               # the scalar tail, from zero
+        xi = x[:, i]
+        delta = xi - s1
+        k += 1
+        s1 = s1 + delta / dt.type(k)
+        s2 = s2 + delta * (xi - s1)
+    if n:
+        for lane in range(V):               # AddMoments(n, lane) into the tail's moments
+            m1_add, m2_add = lanes1[:, lane], lanes2[:, lane]
+            tot = k + n
+            c = dt.type(dt.type(n) / dt.type(tot))
+            delta = m1_add - s1
+            s1 = fma(c, delta, s1)
+            s2 = s2 + fma(delta * delta * c, dt.type(k), m2_add)
+            k = tot
+    return s1, s2 / dt.type(N)
+
+
+def _affine(t, weight, bias, dt):
+    """t * gamma + beta with one rounding, as the kernels' contracted multiply-add (t without gamma)."""
+    if weight is None:
+        return t
+    if bias is None:
+        return t * weight.astype(dt, copy=False)
+    return _fma.fma(t, weight.astype(dt, copy=False), bias.astype(dt, copy=False), dt)
+
+
+def layer_norm(x, ndim_norm, eps, weight, bias):
+    """LayerNormKernelImplInternal: (out, mean, rstd) with mean / rstd shaped for broadcasting (keepdims), or None
+    for a dtype or size not modelled. rstd = 1 / sqrt(var + (T)eps) in T; out = fma((x - mean) * rstd, gamma,
+    beta), without gamma fma(x - mean, rstd, beta) (measured against torch's build)."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64) or not x.size:
+        return None
+    lead = x.shape[:x.ndim - ndim_norm]
+    rows = x.reshape(-1, x.size // max(int(np.prod(lead, dtype=np.int64)), 1))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean, var = rowwise_moments(rows)
+        rstd = dt.type(1) / np.sqrt(var + dt.type(eps))
+        if weight is None and bias is not None:     # the gamma_null loop: fma(x - mean, rstd, beta)
+            out = _fma.fma((rows - mean[:, None]).reshape(x.shape), rstd.reshape(lead + (1,) * ndim_norm),
+                           bias.astype(dt, copy=False), dt)
+        else:
+            t = (rows - mean[:, None]) * rstd[:, None]
+            out = _affine(t.reshape(x.shape), weight, bias, dt)
+    kshape = lead + (1,) * ndim_norm
+    return out, mean.reshape(kshape), rstd.reshape(kshape)
+
+
+def group_norm(x, groups, eps, weight, bias):
+    """GroupNormKernelImplInternal (contiguous memory format): moments per (sample, group) row, rstd = 1 /
+    sqrt(max(var, 0) + eps) in double rounded to T; no affine: (x - mean) * rstd; else per channel scale = rstd *
+    gamma, bias = fma(-scale, mean, beta), out = fma(x, scale, bias). None when not modelled."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64) or not x.size:
+        return None
+    if x.ndim in (4, 5) and not x.flags.c_contiguous and \
+            np.moveaxis(x, 1, -1).flags.c_contiguous:   # channels last: ATen's ComputeMomentsChannelsLast
+        return None
+    n, c = x.shape[:2]
+    rows = x.reshape(n * groups, -1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean, var = rowwise_moments(rows)
+        rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(dt)
+        xc = x.reshape(n, c, -1)
+        if weight is None and bias is None:
+            return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
+        per = c // groups
+        mc = np.repeat(mean.reshape(n, groups), per, 1)
+        rc = np.repeat(rstd.reshape(n, groups), per, 1)
+        scale = rc if weight is None else rc * weight.astype(dt, copy=False)
+        beta = np.zeros(c, dt) if bias is None else bias.astype(dt, copy=False)
+        shift = _fma.fma(-scale, mc, np.broadcast_to(beta, scale.shape), dt)
+        out = _fma.fma(xc, scale[:, :, None], shift[:, :, None], dt)
+    return out.reshape(x.shape)
