@@ -20,17 +20,23 @@ import numpy as np
 from ..pointwise import _fma
 
 _CHUNK = 16
+_INV = {t: [t(t(1) / t(j + 1)) for j in range(_CHUNK)] for t in (np.float32, np.float64)}   # c_vecs
 
 
 def _ceil_log2(x: int) -> int:
     return x - 1 if x <= 2 else int(x - 1).bit_length()
 
 
+def _at(v, at):
+    """v's elements at flat positions `at` (v an array of the sum's shape, or a scalar)."""
+    return v.ravel()[at] if np.ndim(v) else v
+
+
 class _Fma:
     """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32 and keeps
-    the operands: a float64 sum on a float32 midpoint that is not the exact sum (TwoSum's error is not zero) is
-    the only case where the two roundings differ from one, and then `exact()` is False and the caller runs
-    again through _fma.fma. float64: _fma.fma64 always."""
+    the operands and sums: a sum on a float32 midpoint that is not exact (TwoSum's error is not zero) is the only
+    case where the two roundings differ from one, and then `exact()` is False and the caller runs again through
+    _fma.fma. float64: _fma.fma64 always."""
 
     def __init__(self, dt, fast):
         self.dt, self.fast, self.kept = dt, fast and dt == np.float32, []
@@ -40,18 +46,24 @@ class _Fma:
             return _fma.fma(a, b, c, self.dt)
         s = np.multiply(a, b, dtype=np.float64)
         s += c
-        self.kept.append((s, a, b, c))
+        self.kept.append((a, b, c, s))
         return s.astype(np.float32)
 
     def exact(self):
-        for s, a, b, c in self.kept:
-            u = np.left_shift(s.view(np.uint64), _fma._SHIFT).view(np.int64)
-            if not s.size or np.minimum.reduce(u, axis=None) != _fma._IMIN:
-                continue
-            k = u == _fma._IMIN
-            p = np.broadcast_to(np.multiply(a, b, dtype=np.float64), s.shape)[k]
-            cc = np.broadcast_to(np.asarray(c, np.float64), s.shape)[k]
-            if (_fma._two_sum_err(s[k], p, cc) != 0).any():
+        if not self.kept:
+            return True
+        sums = np.concatenate([k[3].ravel() for k in self.kept])
+        u = np.left_shift(sums.view(np.uint64), _fma._SHIFT, out=sums.view(np.uint64)).view(np.int64)
+        if np.minimum.reduce(u) != _fma._IMIN:
+            return True
+        hits = np.flatnonzero(u == _fma._IMIN)
+        ends = np.cumsum([k[3].size for k in self.kept])
+        which = np.searchsorted(ends, hits, side="right")
+        for e in np.unique(which):
+            a, b, c, s = self.kept[e]
+            at = hits[which == e] - (ends[e] - s.size)
+            p = np.multiply(_at(a, at), _at(b, at), dtype=np.float64)
+            if (_fma._two_sum_err(s.ravel()[at], p, np.asarray(_at(c, at), np.float64)) != 0).any():
                 return False
         return True
 
@@ -94,14 +106,18 @@ def _moments(x, fma):
         for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
             if not nchunks:
                 continue
-            xc = xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
-            a1 = xc[:, :, 0].copy()                 # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
+            # vector step j of every chunk and row as one contiguous row of xt
+            xt = np.ascontiguousarray(xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
+                                      .transpose(2, 0, 1, 3)).reshape(cnt, -1)
+            a1 = xt[0].copy()                       # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
             a2 = (a1 - a1) * a1 + dt.type(0)        # +0, or NaN for an infinite x
             for j in range(1, cnt):
-                xj = xc[:, :, j]
+                xj = xt[j]
                 delta = xj - a1
-                a1 = fma(delta, dt.type(dt.type(1) / dt.type(j + 1)), a1)
+                a1 = fma(delta, _INV[dt.type][j], a1)
                 a2 = fma(delta, xj - a1, a2)
+            a1 = a1.reshape(rows, nchunks, V)
+            a2 = a2.reshape(rows, nchunks, V)
             m1s.append(a1)
             m2s.append(a2)
         c1 = np.concatenate(m1s, axis=1) if len(m1s) > 1 else m1s[0]
@@ -150,6 +166,32 @@ def _affine(t, weight, bias, dt):
     return _fma.fma(t, weight.astype(dt, copy=False), bias.astype(dt, copy=False), dt)
 
 
+def _layer_stats(rows, eps):
+    dt = rows.dtype
+    mean, var = rowwise_moments(rows)
+    return mean, dt.type(1) / np.sqrt(var + dt.type(eps))
+
+
+def _group_stats(rows, eps):
+    mean, var = rowwise_moments(rows)
+    return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(rows.dtype)
+
+
+def stats(x, nrows, eps, kind):
+    """(mean, rstd) of x read as nrows rows, as layer_norm ('layer') or group_norm ('group') saves them; None
+    for a dtype or layout not modelled."""
+    if x.dtype not in (np.float32, np.float64) or not x.size or (kind == "group" and _channels_last(x)):
+        return None
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return (_layer_stats if kind == "layer" else _group_stats)(x.reshape(nrows, -1), eps)
+
+
+def _channels_last(x):
+    """A 4-D / 5-D array laid out channels last (torch's suggest_memory_format): ATen's group_norm then runs
+    ComputeMomentsChannelsLast, not modelled."""
+    return x.ndim in (4, 5) and not x.flags.c_contiguous and np.moveaxis(x, 1, -1).flags.c_contiguous
+
+
 def layer_norm(x, ndim_norm, eps, weight, bias):
     """LayerNormKernelImplInternal: (out, mean, rstd) with mean / rstd shaped for broadcasting (keepdims), or None
     for a dtype or size not modelled. rstd = 1 / sqrt(var + (T)eps) in T; out = fma((x - mean) * rstd, gamma,
@@ -160,8 +202,7 @@ def layer_norm(x, ndim_norm, eps, weight, bias):
     lead = x.shape[:x.ndim - ndim_norm]
     rows = x.reshape(-1, x.size // max(int(np.prod(lead, dtype=np.int64)), 1))
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean, var = rowwise_moments(rows)
-        rstd = dt.type(1) / np.sqrt(var + dt.type(eps))
+        mean, rstd = _layer_stats(rows, eps)
         if weight is None and bias is not None:     # the gamma_null loop: fma(x - mean, rstd, beta)
             out = _fma.fma((rows - mean[:, None]).reshape(x.shape), rstd.reshape(lead + (1,) * ndim_norm),
                            bias.astype(dt, copy=False), dt)
@@ -179,14 +220,12 @@ def group_norm(x, groups, eps, weight, bias):
     dt = x.dtype
     if dt not in (np.float32, np.float64) or not x.size:
         return None
-    if x.ndim in (4, 5) and not x.flags.c_contiguous and \
-            np.moveaxis(x, 1, -1).flags.c_contiguous:   # channels last: ATen's ComputeMomentsChannelsLast
+    if _channels_last(x):
         return None
     n, c = x.shape[:2]
     rows = x.reshape(n * groups, -1)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean, var = rowwise_moments(rows)
-        rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(dt)
+        mean, rstd = _group_stats(rows, eps)
         xc = x.reshape(n, c, -1)
         if weight is None and bias is None:
             return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
