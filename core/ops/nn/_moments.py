@@ -27,9 +27,13 @@ def _ceil_log2(x: int) -> int:
     return x - 1 if x <= 2 else int(x - 1).bit_length()
 
 
-def _at(v, at):
-    """v's elements at flat positions `at` (v an array of the sum's shape, or a scalar)."""
-    return v.ravel()[at] if np.ndim(v) else v
+def _at(v, at, shape):
+    """v (broadcast to the sum's shape) at the sum's flat positions `at`."""
+    if not np.ndim(v):
+        return v
+    if v.shape == shape:
+        return v.ravel()[at]
+    return np.broadcast_to(v, shape)[np.unravel_index(at, shape)]
 
 
 class _Fma:
@@ -62,8 +66,8 @@ class _Fma:
         for e in np.unique(which):
             a, b, c, s = self.kept[e]
             at = hits[which == e] - (ends[e] - s.size)
-            p = np.multiply(_at(a, at), _at(b, at), dtype=np.float64)
-            if (_fma._two_sum_err(s.ravel()[at], p, np.asarray(_at(c, at), np.float64)) != 0).any():
+            p = np.multiply(_at(a, at, s.shape), _at(b, at, s.shape), dtype=np.float64)
+            if (_fma._two_sum_err(s.ravel()[at], p, np.asarray(_at(c, at, s.shape), np.float64)) != 0).any():
                 return False
         return True
 
@@ -237,3 +241,85 @@ def group_norm(x, groups, eps, weight, bias):
         shift = _fma.fma(-scale, mc, np.broadcast_to(beta, scale.shape), dt)
         out = _fma.fma(xc, scale[:, :, None], shift[:, :, None], dt)
     return out.reshape(x.shape)
+
+
+# -- layer_norm backward (layer_norm_backward_frame) ------------------------------------------------------
+
+def _vec_sum(p, q, fma):
+    """vec::map2_reduce_all / map3_reduce_all / reduce_all with `+` over each row of p * q (q None: of p), as
+    torch's AVX2 build runs them: the first vector, then vector by vector acc + p * q (not contracted), the
+    partial last vector fma(p, q, acc) on its lanes, then the lanes: float (v[i] + v[i + 4]) folded
+    (0 + 2) + (1 + 3), double in order. Rows shorter than a vector: their elements in order."""
+    dt = p.dtype
+    rows, N = p.shape
+    V = 32 // dt.itemsize
+    vals = p if q is None else p * q
+    if N < V:
+        acc = vals[:, 0]
+        for i in range(1, N):
+            acc = acc + vals[:, i]
+        return acc
+    full = N - N % V
+    main = np.ascontiguousarray(vals[:, :full].reshape(rows, full // V, V).transpose(1, 0, 2)).reshape(full // V, -1)
+    acc = np.add.reduce(main, 0).reshape(rows, V) if full > V else main[0].reshape(rows, V).copy()
+    if N > full:
+        k = N - full
+        tail = acc[:, :k]
+        acc[:, :k] = tail + p[:, full:] if q is None else fma(p[:, full:], q[..., full:], tail)
+    if V == 8:
+        v = acc[:, :4] + acc[:, 4:]
+        return (v[:, 0] + v[:, 2]) + (v[:, 1] + v[:, 3])
+    out = acc[:, 0]
+    for i in range(1, V):
+        out = out + acc[:, i]
+    return out
+
+
+def _fma_rows(p, q, fma):
+    """buf = fma(p[i], q[i], buf) row by row from zero (the per-thread dgamma buffer of one thread)."""
+    buf = np.zeros(p.shape[1], p.dtype)
+    for i in range(p.shape[0]):
+        buf = fma(p[i], q[i], buf)
+    return buf
+
+
+def _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma):
+    dt = x.dtype
+    rows, N = x.shape
+    dx = dgamma = dbeta = None
+    a = rstd[:, None]
+    if need[0]:
+        if gamma is None:
+            ds = _vec_sum(dy, x, fma)
+            db = _vec_sum(dy, None, fma)
+        else:
+            ds = _vec_sum(dy * x, gamma, fma)
+            db = _vec_sum(dy, gamma, fma)
+        scale = dt.type(dt.type(1) / dt.type(N))
+        r = rstd
+        b = ((fma(db, mean, -ds) * r) * r * r) * scale
+        c = fma(-b, mean, -((db * r) * scale))
+        t = a * dy if gamma is None else (a * dy) * gamma
+        dx = fma(b[:, None], x, t) + c[:, None]
+    if need[1]:
+        dgamma = _fma_rows(dy, fma(a, x, -rstd[:, None] * mean[:, None]), fma)
+    if need[2]:
+        dbeta = np.add.reduce(dy, 0) if rows > 1 else dy[0].copy()
+    return dx, dgamma, dbeta
+
+
+def layer_norm_backward(dy, x, mean, rstd, gamma, need):
+    """(dx, dgamma, dbeta) of layer_norm as layer_norm_backward_frame on one thread, x and dy read as rows of the
+    normalised size: ds, db by the vectorised reductions above; b = (fma(db, mean, -ds) * a * a * a) / N's
+    reciprocal, c = fma(-b, mean, -(db * a * (1/N))), dx = fma(b, x, a * dy * gamma) + c; dgamma = fma(dy, fma(a,
+    x, -a * mean), dgamma) row by row; dbeta the rows added in order. None when not modelled."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64) or not x.size or x.ndim != 2:
+        return None
+    dy = np.ascontiguousarray(dy, dtype=dt)
+    x = np.ascontiguousarray(x)
+    gamma = None if gamma is None else gamma.astype(dt, copy=False)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        fma = _Fma(dt, True)
+        out = _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma)
+        return out if fma.exact() else _layer_norm_grads(dy, x, mean, rstd, gamma, need, _Fma(dt, False))

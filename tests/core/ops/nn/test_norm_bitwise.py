@@ -69,3 +69,44 @@ def test_group_norm_transposed_input(one_thread):
     x = _data((300, 4, 3), "float32", 9)
     outs = [lib.nn.functional.group_norm(lib.from_numpy(x).permute(2, 1, 0), 2) for lib in (core, torch)]
     _same(*outs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(5, 7), (4, 37), (6, 300)])
+def test_layer_norm_grads_bits(one_thread, dtype, shape):
+    """layer_norm_backward_frame: dx from the vectorised ds / db reductions, dgamma row by row, dbeta."""
+    torch = one_thread
+    rng = np.random.default_rng(shape[-1])
+    x, dy = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    w, b = (rng.standard_normal(shape[-1]).astype(dtype) for _ in range(2))
+    for affine in ((), (w, None), (None, b), (w, b)):
+        grads = []
+        for lib in (core, torch):
+            ins = [lib.from_numpy(x).requires_grad_(True)] + [None if a is None else lib.from_numpy(a).requires_grad_(True)
+                                                               for a in affine]
+            out = lib.nn.functional.layer_norm(ins[0], shape[-1:], *ins[1:])
+            grads.append(lib.autograd.grad(out, [t for t in ins if t is not None], lib.from_numpy(dy)))
+        for a, r in zip(*grads):
+            _same(a, r)
+
+
+def test_small_integer_rows(one_thread):
+    """Integer-valued rows put many float64 sums exactly on float32 midpoints (exact ones: no double rounding)."""
+    torch = one_thread
+    x = np.arange(2 * 300, dtype=np.float32).reshape(2, 300) % 7
+    for lib_args in ([300], ):
+        outs = [lib.nn.functional.layer_norm(lib.from_numpy(x), lib_args) for lib in (core, torch)]
+        _same(*outs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_moments_exact_fma_path(one_thread, dtype):
+    """The fallback that runs every fused multiply-add through _fma.fma gives the same bits as torch."""
+    from core.ops.nn import _moments
+    torch = one_thread
+    x = _data((3, 1031), dtype, 3)
+    mean, var = _moments._moments(x, _moments._Fma(x.dtype, False))
+    _, tm, trstd = torch.native_layer_norm(torch.from_numpy(x), [1031], None, None, 1e-5)
+    assert mean.tobytes() == tm.numpy().ravel().tobytes()
+    rstd = x.dtype.type(1) / np.sqrt(var + x.dtype.type(1e-5))
+    assert rstd.tobytes() == trstd.numpy().ravel().tobytes()
