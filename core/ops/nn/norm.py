@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
-from . import _bn_stats, _moments
+from . import _bn_stats, _rowwise_moments as _moments
 from ._util import _make, _shape, _short, _torch_name
 
 
@@ -23,11 +23,16 @@ class NativeBatchNormBackward0(Op):
         c = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, c) + (1,) * (x.ndim - 2)
-        exact = _bn_stats.train_stats(x, eps) if training else None
-        if exact is not None and running_mean is None and running_var is None:
-            mean_x, invstd_x = exact
-            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
-                                      None if bias is None else bias._data)
+        exact = _bn_stats.train_moments(x, eps) if training else None
+        if exact is not None:
+            mean_x, invstd_x, var_sum, contiguous = exact
+            with no_grad():
+                _bn_stats.running_update(None if running_mean is None else running_mean._data,
+                                         None if running_var is None else running_var._data,
+                                         mean_x, var_sum, x.size // c, momentum, contiguous)   # no version bump, as torch
+            w_, b_ = (None if weight is None else weight._data), (None if bias is None else bias._data)
+            out = (_bn_stats.transform(x, mean_x, invstd_x, w_, b_) if contiguous else
+                   _bn_stats.transform_strided(x, mean_x, invstd_x, w_, b_))
             ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
             ctx.meta = (training, eps, axes, bshape)
             return out
@@ -51,13 +56,6 @@ class NativeBatchNormBackward0(Op):
             mean_x = running_mean._data.astype(x.dtype, copy=False)
             invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
             xc = x - mean_x.reshape(bshape)
-        if exact is not None:       # ATen's statistics and output; the running stats were updated above
-            mean_x, invstd_x = exact
-            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
-                                      None if bias is None else bias._data)
-            ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
-            ctx.meta = (training, eps, axes, bshape)
-            return out
         scale = invstd.astype(x.dtype)
         if weight is not None:
             scale = scale * weight._data
