@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _cpu
 from ..pointwise import _fma
 
 _CHUNK = 16
@@ -184,10 +185,16 @@ def _group_stats(rows, eps):
 def stats(x, nrows, eps, kind):
     """(mean, rstd) of x read as nrows rows, as layer_norm ('layer') or group_norm ('group') saves them; None
     for a dtype or layout not modelled."""
-    if x.dtype not in (np.float32, np.float64) or not x.size or (kind == "group" and _channels_last(x)):
+    if not _modelled(x.dtype) or not x.size or (kind == "group" and _channels_last(x)):
         return None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return (_layer_stats if kind == "layer" else _group_stats)(x.reshape(nrows, -1), eps)
+
+
+def _modelled(dt):
+    """float32 / float64 on a CPU whose ATen kernels are the AVX2 build (REGISTER_DISPATCH kernels stay AVX2 on
+    AVX512 CPUs); the default build has no fused multiply-adds: not modelled."""
+    return dt in (np.float32, np.float64) and _cpu.capability() != "default"
 
 
 def _channels_last(x):
@@ -201,7 +208,7 @@ def layer_norm(x, ndim_norm, eps, weight, bias):
     for a dtype or size not modelled. rstd = 1 / sqrt(var + (T)eps) in T; out = fma((x - mean) * rstd, gamma,
     beta), without gamma fma(x - mean, rstd, beta) (measured against torch's build)."""
     dt = x.dtype
-    if dt not in (np.float32, np.float64) or not x.size:
+    if not _modelled(dt) or not x.size:
         return None
     lead = x.shape[:x.ndim - ndim_norm]
     rows = x.reshape(-1, x.size // max(int(np.prod(lead, dtype=np.int64)), 1))
@@ -222,7 +229,7 @@ def group_norm(x, groups, eps, weight, bias):
     sqrt(max(var, 0) + eps) in double rounded to T; no affine: (x - mean) * rstd; else per channel scale = rstd *
     gamma, bias = fma(-scale, mean, beta), out = fma(x, scale, bias). None when not modelled."""
     dt = x.dtype
-    if dt not in (np.float32, np.float64) or not x.size:
+    if not _modelled(dt) or not x.size:
         return None
     if _channels_last(x):
         return None
@@ -314,7 +321,7 @@ def layer_norm_backward(dy, x, mean, rstd, gamma, need):
     reciprocal, c = fma(-b, mean, -(db * a * (1/N))), dx = fma(b, x, a * dy * gamma) + c; dgamma = fma(dy, fma(a,
     x, -a * mean), dgamma) row by row; dbeta the rows added in order. None when not modelled."""
     dt = x.dtype
-    if dt not in (np.float32, np.float64) or not x.size or x.ndim != 2:
+    if not _modelled(dt) or not x.size or x.ndim != 2:
         return None
     dy = np.ascontiguousarray(dy, dtype=dt)
     x = np.ascontiguousarray(x)
