@@ -37,3 +37,25 @@ def test_loss_reductions_bits(torch, dtype, n):
                                                **{k: (lib.from_numpy(v) if k == "weight" else v) for k, v in kw.items()})
                     for lib in (core, torch)]
             _bits_equal(*outs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(17,), (5, 7), (3, 4, 5), (33, 20)])
+@pytest.mark.parametrize("name,kw", [("smooth_l1_loss", {"beta": 0.7}), ("smooth_l1_loss", {}),
+                                     ("huber_loss", {"delta": 0.8})])
+def test_piecewise_loss_grads_bits(torch, dtype, shape, name, kw):
+    """smooth_l1 / huber backward: the vectorised formula on whole pairs of vectors, the scalar one (with beta /
+    delta as a double) on the last numel % 16 (float) or % 8 (double) elements, and on every element when the
+    input is not C-contiguous."""
+    rng = np.random.default_rng(len(shape) + shape[0])
+    x, t = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    for layout in ("contiguous", "transposed"):
+        xs, ts = (a if layout == "contiguous" else np.ascontiguousarray(a.T).T for a in (x, t))
+        for reduction in ("mean", "sum", "none"):
+            grads = []
+            for lib in (core, torch):
+                X, T = (lib.from_numpy(a).requires_grad_(True) for a in (xs, ts))
+                out = getattr(lib.nn.functional, name)(X, T, reduction=reduction, **kw)
+                cot = lib.from_numpy(np.full(shape, 0.37, dtype)) if reduction == "none" else None
+                grads.append([np.ascontiguousarray(g.numpy()).tobytes() for g in lib.autograd.grad(out, [X, T], cot)])
+            assert grads[0] == grads[1], (layout, reduction)
