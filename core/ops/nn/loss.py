@@ -432,9 +432,9 @@ class BinaryCrossEntropyBackward0(Op):
         if ((x < 0) | (x > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
         with np.errstate(divide="ignore", invalid="ignore"):
-            lx = np.maximum(np.log(x), -100)
-            l1x = np.maximum(np.log1p(-x), -100)
-        loss = -(t * lx + (1 - t) * l1x)
+            lx = np.maximum(np.log(x), x.dtype.type(-100))
+            l1x = np.maximum(np.log1p(-x), x.dtype.type(-100))
+            loss = (t - 1) * l1x - t * lx     # binary_cross_entropy_out_cpu's order
         if weight is not None:
             loss = loss * weight._data
         ctx.save_for_backward(input, target, weight)
@@ -443,19 +443,25 @@ class BinaryCrossEntropyBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
+        """binary_cross_entropy_backward: grad * (x - t) / max((1 - x) * x, 1e-12), times weight, then / numel
+        for 'mean' (in that order, as ATen); the target's: -logit(x) * grad, times weight, / numel."""
         x, t, w = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
+        if ctx.reduction != "none":
+            g = g.expand(x.shape)
         gi = gt = None
         if need[0]:
             gi = g * (x - t) / ((1 - x) * x).clamp_min(1e-12)
             if w is not None:
                 gi = gi * w
+            if ctx.reduction == "mean":
+                gi = gi / x.numel()
         if len(need) > 1 and need[1]:
-            gt = -g * (x / (1 - x)).log()
+            gt = -(x / (1 - x)).log() * g
             if w is not None:
                 gt = gt * w
+            if ctx.reduction == "mean":
+                gt = gt / x.numel()
         return gi, gt
 
 

@@ -59,3 +59,21 @@ def test_piecewise_loss_grads_bits(torch, dtype, shape, name, kw):
                 cot = lib.from_numpy(np.full(shape, 0.37, dtype)) if reduction == "none" else None
                 grads.append([np.ascontiguousarray(g.numpy()).tobytes() for g in lib.autograd.grad(out, [X, T], cot)])
             assert grads[0] == grads[1], (layout, reduction)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_input_grad_bits(torch, dtype, reduction):
+    """binary_cross_entropy_backward: grad * (x - t) / max((1 - x) * x, 1e-12), times weight, then / numel."""
+    rng = np.random.default_rng(3)
+    x, t = rng.uniform(0.01, 0.99, (33, 20)).astype(dtype), rng.uniform(0, 1, (33, 20)).astype(dtype)
+    w = rng.uniform(0.5, 2, (33, 20)).astype(dtype)
+    for weight in (None, w):
+        grads = []
+        for lib in (core, torch):
+            X = lib.from_numpy(x.copy()).requires_grad_(True)
+            out = lib.nn.functional.binary_cross_entropy(X, lib.from_numpy(t), reduction=reduction,
+                                                         weight=None if weight is None else lib.from_numpy(weight))
+            cot = lib.from_numpy(np.full(x.shape, 0.37, dtype)) if reduction == "none" else None
+            grads.append(lib.autograd.grad(out, [X], cot)[0].numpy().tobytes())
+        assert grads[0] == grads[1]
