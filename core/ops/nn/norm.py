@@ -225,8 +225,9 @@ class NativeLayerNormBackward0(Op):
         need = ctx.needs_input_grad
         need3 = tuple(need[:3]) + (False,) * (3 - len(need))
         rows = int(np.prod(x.shape[:len(lead)], dtype=np.int64))
-        exact = _moments.layer_norm_backward(g.reshape(rows, -1), x._data.reshape(rows, -1), mean._data.ravel(),
-                                             rstd._data.ravel(), None if w is None else w._data.ravel(), need3)
+        exact = None if not x._data.size else _moments.layer_norm_backward(
+            g.reshape(rows, -1), x._data.reshape(rows, -1), mean._data.ravel(), rstd._data.ravel(),
+            None if w is None else w._data.ravel(), need3)
         if exact is not None:
             gi, gw, gb = exact
             return (None if gi is None else gi.reshape(x.shape), None if gw is None else gw.reshape(w.shape),
