@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _sum_order
 from ..pointwise import _fma
 
 _F64 = np.float64
@@ -93,7 +94,6 @@ def train_moments(x, eps):
 
 
 def _strided_moments(x, eps):
-    from ... import _sum_order
     dt = x.dtype
     c = x.shape[1]
     n = x.size // c

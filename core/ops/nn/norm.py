@@ -6,7 +6,8 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
-from . import _bn_stats, _rowwise_moments as _moments
+from ..reduce import _rowwise_moments as _moments
+from . import _bn_stats
 from ._util import _make, _shape, _short, _torch_name
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...tensor import Tensor
 from ..registry import OPS, register
+from . import _rowwise_moments as _moments
 
 
 def _stats(x, axes, eps, keepdims):
@@ -35,7 +36,6 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     out = OPS["layer_norm"].fn(input, normalized_shape, weight, bias, eps)
     k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
     x = input._data
-    from ..nn import _rowwise_moments as _moments  # ATen's RowwiseMoments (ops/nn is imported after this module)
     exact = _moments.stats(x, int(np.prod(x.shape[:x.ndim - k], dtype=np.int64)), eps, "layer")
     if exact is not None:
         kshape = x.shape[:x.ndim - k] + (1,) * k
@@ -102,7 +102,6 @@ class _GroupNormWithStats(Op):
             return x.copy(), np.zeros((n, group), x.dtype), np.zeros((n, group), x.dtype)
         ctx.empty = False
         out = kernel.forward(ctx, input, weight, bias, group, eps)
-        from ..nn import _rowwise_moments as _moments  # ATen's RowwiseMoments
         exact = _moments.stats(x, n * group, eps, "group")
         if exact is not None:
             return out, exact[0].reshape(n, group), exact[1].reshape(n, group)

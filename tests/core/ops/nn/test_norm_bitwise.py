@@ -102,7 +102,7 @@ def test_small_integer_rows(one_thread):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_moments_exact_fma_path(one_thread, dtype):
     """The fallback that runs every fused multiply-add through _fma.fma gives the same bits as torch."""
-    from core.ops.nn import _rowwise_moments as _moments
+    from core.ops.reduce import _rowwise_moments as _moments
     torch = one_thread
     x = _data((3, 1031), dtype, 3)
     mean, var = _moments._moments(x, _moments._Fma(x.dtype, False))
