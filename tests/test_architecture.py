@@ -21,12 +21,6 @@ KNOWN_CYCLES = {
         "torch's own layout: nn/modules/rnn.py imports nn.utils.rnn (PackedSequence), whose package imports "
         "parametrizations and spectral_norm, which import nn.modules (the conv classes); core mirrors torch's "
         "module paths, so breaking it would move a public name",
-    ("core.ops.linalg", "core.ops.linalg.legacy", "core.ops.linalg.matrix_functions", "core.ops.linalg.norms",
-     "core.ops.nn", "core.ops.nn.affine_grid", "core.ops.nn.attention", "core.ops.nn.linear", "core.ops.reduce",
-     "core.ops.reduce.native_norms"):
-        "function level only: reduce/native_norms.py's native_group_norm imports ops/nn's NativeGroupNormBackward0 "
-        "when called (nn imports linalg, which imports reduce, at module level); the node class belongs in a module "
-        "both can import: left to the owners of those op modules",
 }
 
 # Functions longer than MAX_FUNCTION_LINES, each with its reason.

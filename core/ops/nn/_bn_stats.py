@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _sum_order
 from ..pointwise import _fma
 
 _F64 = np.float64
@@ -52,9 +53,27 @@ def _fma_rows(d, dt):
 
 def train_stats(x, eps):
     """(mean, invstd) per channel in x's dtype, as ATen's training batch_norm; None when not modelled."""
+    r = train_moments(x, eps)
+    return None if r is None else r[:2]
+
+
+def _channels_last(x):
+    return x.ndim in (4, 5) and np.moveaxis(x, 1, -1).flags.c_contiguous
+
+
+def train_moments(x, eps):
+    """(mean, invstd, var_sum in float64, contiguous) per channel, as ATen's training batch_norm; None when not
+    modelled (other dtypes, empty input, channels-last layouts). Input that is neither C-contiguous nor channels
+    last takes batch_norm_cpu_update_stats_template's fallback: mean = at::mean (torch's float sum / N),
+    var_sum = the float64 squares (x - mean)^2 added in order (not contracted) along the iterator's order
+    (the other dims, largest stride outermost); invstd = 1 / sqrt(var_sum / N + eps) in double."""
     dt = x.dtype
-    if dt not in (np.float32, np.float64) or not x.flags.c_contiguous or x.ndim < 2 or not x.size:
+    if dt not in (np.float32, np.float64) or x.ndim < 2 or not x.size:
         return None
+    if not x.flags.c_contiguous:
+        if _channels_last(x):
+            return None
+        return _strided_moments(x, eps)
     c = x.shape[1]
     n = x.size // c
     image = x.size // (x.shape[0] * c)
@@ -71,7 +90,55 @@ def train_stats(x, eps):
         var_sum = _fma_rows(rows - mean, dt)
     var = var_sum / dt.type(n)
     invstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(dt)
-    return mean, invstd
+    return mean, invstd, var_sum.astype(_F64), True
+
+
+def _strided_moments(x, eps):
+    dt = x.dtype
+    c = x.shape[1]
+    n = x.size // c
+    s = _sum_order.torch_sum(x, {0} | set(range(2, x.ndim)))
+    if s is None:
+        return None
+    mean = (np.asarray(s, dt).reshape(c) / dt.type(n)).astype(dt)
+    dims = sorted((d for d in range(x.ndim) if d != 1), key=lambda d: -x.strides[d])
+    d = x.transpose(dims + [1]).reshape(n, c).astype(_F64) - mean.astype(_F64)
+    var_sum = _rows_fold(d * d)
+    invstd = (1.0 / np.sqrt(var_sum / n + eps)).astype(dt)
+    return mean, invstd, var_sum, False
+
+
+def running_update(rm, rv, mean, var_sum, n, momentum, contiguous):
+    """The running statistics in place, as torch's build computes them (measured): in double, stored in their
+    dtype, rm = momentum * mean + (1 - momentum) * rm and rv the same with var_sum / (n - 1), without
+    contraction; a C-contiguous float32 input keeps them in float, rv's first product fused."""
+    m = float(momentum)
+    dt = mean.dtype
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if contiguous and dt == np.float32:
+            mf, m1 = dt.type(m), dt.type(1 - m)
+            if rm is not None:
+                rm[...] = mf * mean + m1 * rm.astype(dt)
+            if rv is not None:
+                unbiased = var_sum.astype(dt) / dt.type(n - 1) if n > 1 else np.full_like(mean, np.nan)
+                rv[...] = _fma.fma(mf, unbiased, m1 * rv.astype(dt), dt)
+            return
+        if rm is not None:
+            rm[...] = m * mean.astype(_F64) + (1 - m) * rm.astype(_F64)
+        if rv is not None:
+            unbiased = var_sum / (n - 1) if n > 1 else np.full_like(var_sum, np.nan)
+            rv[...] = m * unbiased + (1 - m) * rv.astype(_F64)
+
+
+def transform_strided(x, mean, invstd, weight, bias):
+    """The fallback's cpu_kernel: ((x - mean) * invstd) * w + b, each step rounded (measured: not contracted)."""
+    dt = x.dtype
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    t = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not None:      # absent: ATen's scalar 1 and 0 (so a -0.0 still becomes +0.0)
+        t *= weight.astype(dt, copy=False).reshape(shape)
+    t += dt.type(0) if bias is None else bias.astype(dt, copy=False).reshape(shape)
+    return t
 
 
 def transform(x, mean, invstd, weight, bias):

@@ -6,6 +6,8 @@ import numpy as np
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
+from ..reduce import _rowwise_moments as _moments
+from ..reduce.group_norm_kernel import NativeGroupNormBackward0
 from . import _bn_stats
 from ._util import _make, _shape, _short, _torch_name
 
@@ -23,11 +25,16 @@ class NativeBatchNormBackward0(Op):
         c = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, c) + (1,) * (x.ndim - 2)
-        exact = _bn_stats.train_stats(x, eps) if training else None
-        if exact is not None and running_mean is None and running_var is None:
-            mean_x, invstd_x = exact
-            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
-                                      None if bias is None else bias._data)
+        exact = _bn_stats.train_moments(x, eps) if training else None
+        if exact is not None:
+            mean_x, invstd_x, var_sum, contiguous = exact
+            with no_grad():
+                _bn_stats.running_update(None if running_mean is None else running_mean._data,
+                                         None if running_var is None else running_var._data,
+                                         mean_x, var_sum, x.size // c, momentum, contiguous)   # no version bump, as torch
+            w_, b_ = (None if weight is None else weight._data), (None if bias is None else bias._data)
+            out = (_bn_stats.transform(x, mean_x, invstd_x, w_, b_) if contiguous else
+                   _bn_stats.transform_strided(x, mean_x, invstd_x, w_, b_))
             ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
             ctx.meta = (training, eps, axes, bshape)
             return out
@@ -51,13 +58,6 @@ class NativeBatchNormBackward0(Op):
             mean_x = running_mean._data.astype(x.dtype, copy=False)
             invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
             xc = x - mean_x.reshape(bshape)
-        if exact is not None:       # ATen's statistics and output; the running stats were updated above
-            mean_x, invstd_x = exact
-            out = _bn_stats.transform(x, mean_x, invstd_x, None if weight is None else weight._data,
-                                      None if bias is None else bias._data)
-            ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
-            ctx.meta = (training, eps, axes, bshape)
-            return out
         scale = invstd.astype(x.dtype)
         if weight is not None:
             scale = scale * weight._data
@@ -180,6 +180,13 @@ class NativeLayerNormBackward0(Op):
     def forward(ctx, input, weight, bias, ndim_norm=1, eps=1e-5):
         x = input._data
         axes = tuple(range(x.ndim - ndim_norm, x.ndim))
+        exact = _moments.layer_norm(x, ndim_norm, eps, None if weight is None else weight._data,
+                                    None if bias is None else bias._data)
+        if exact is not None:
+            out, mean, rstd = exact
+            ctx.save_for_backward(input, weight, _make(mean), _make(rstd))
+            ctx.meta = (axes, tuple(range(x.ndim - ndim_norm)), eps)
+            return out
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = x.mean(axis=axes, keepdims=True, dtype=np.float64)
             xc = x - mean.astype(x.dtype)
@@ -218,6 +225,15 @@ class NativeLayerNormBackward0(Op):
         x, w, mean, rstd = ctx.saved_tensors
         axes, lead, eps = ctx.meta
         need = ctx.needs_input_grad
+        need3 = tuple(need[:3]) + (False,) * (3 - len(need))
+        rows = int(np.prod(x.shape[:len(lead)], dtype=np.int64))
+        exact = None if not x._data.size else _moments.layer_norm_backward(
+            g.reshape(rows, -1), x._data.reshape(rows, -1), mean._data.ravel(), rstd._data.ravel(),
+            None if w is None else w._data.ravel(), need3)
+        if exact is not None:
+            gi, gw, gb = exact
+            return (None if gi is None else gi.reshape(x.shape), None if gw is None else gw.reshape(w.shape),
+                    None if gb is None else gb.reshape(w.shape if w is not None else x.shape[len(lead):]))
         r = rstd._data
         xhat = (x._data - mean._data) * r
         gi = gw = gb = None
@@ -267,57 +283,6 @@ def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
 
 
 # -- group_norm, instance_norm --------------------------------------------------------------------------
-
-class NativeGroupNormBackward0(Op):
-    """Normalise each (sample, group of C/G channels) over its channels and positions, then scale and
-    shift per channel."""
-
-    grads_per_arg = True
-
-    @staticmethod
-    def forward(ctx, input, weight, bias, groups, eps):
-        x = input._data
-        n, c = x.shape[:2]
-        if x.size == 0:   # an empty batch: an empty result (and gradients), as PyTorch
-            out = x.copy()
-        else:
-            xg = x.reshape(n, groups, -1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = xg.mean(-1, keepdims=True, dtype=np.float64)
-                xc = xg - mean.astype(x.dtype)
-                rstd = (1.0 / np.sqrt(np.square(xc, dtype=np.float64).mean(-1, keepdims=True) + eps)).astype(x.dtype)
-            out = (xc * rstd).reshape(x.shape)
-        cshape = (1, c) + (1,) * (x.ndim - 2)
-        if weight is not None:
-            out = out * weight._data.reshape(cshape)
-        if bias is not None:
-            out = out + bias._data.reshape(cshape)
-        ctx.save_for_backward(input, weight)
-        ctx.meta = (groups, eps, cshape)
-        return out.astype(x.dtype, copy=False)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, w = ctx.saved_tensors
-        groups, eps, cshape = ctx.meta
-        need = ctx.needs_input_grad
-        n = x.shape[0]
-        xg = x.reshape(n, groups, x.numel() // max(n * groups, 1))   # -1 cannot be inferred for n == 0
-        mean = xg.mean(-1, keepdim=True)
-        rstd = ((xg - mean) * (xg - mean)).mean(-1, keepdim=True).add(eps).rsqrt()
-        xhat = (xg - mean) * rstd
-        axes = (0,) + tuple(range(2, x.dim()))
-        gi = gw = gb = None
-        if need[0]:
-            gxhat = (g * w.reshape(cshape) if w is not None else g).reshape(xg.shape)
-            gi = ((gxhat - gxhat.mean(-1, keepdim=True) - xhat * (gxhat * xhat).mean(-1, keepdim=True)) * rstd)
-            gi = gi.reshape(x.shape)
-        if len(need) > 1 and need[1]:
-            gw = (g * xhat.reshape(x.shape)).sum(axes)
-        if len(need) > 2 and need[2]:
-            gb = g.sum(axes)
-        return gi, gw, gb, None, None
-
 
 @register(category="nn", function=False, cli=True, cli_params={"num_groups": "int"},
           cli_example="tensorcli group-norm '[[[1.0,2],[3,4],[5,9],[0,1]]]' --num-groups 2")

@@ -23,6 +23,7 @@ import numpy as np
 from ... import _sum_order
 
 _WELFORD_STEPS = 2048
+_PY_COLUMNS = 24      # up to this many outputs, a reduction longer than _WELFORD_STEPS walks in Python floats
 _U = 2.0 ** -53
 
 
@@ -81,8 +82,12 @@ def welford(d, ax, correction, take_sqrt, with_mean):
     n = int(np.prod([d.shape[k] for k in ax]))
     dof = max(n - correction, 0)
     dt = d.dtype
-    if dt == np.float64 and n <= _WELFORD_STEPS:
-        mean, m2 = _welford_steps(_walk(d, ax))
+    if dt == np.float64:
+        w = _walk(d, ax)
+        if n <= _WELFORD_STEPS or w.shape[1] > _PY_COLUMNS:
+            mean, m2 = _welford_steps(w)
+        else:               # a long reduction into few outputs: Python floats beat n NumPy calls on short rows
+            mean, m2 = _welford_columns(w)
         return _project(m2, dof, take_sqrt), (mean if with_mean else None)
     kept = [k for k in range(d.ndim) if k not in ax]
     # two-pass in double over the original layout (no copy to walk order), kept axes flattened after
@@ -93,7 +98,7 @@ def welford(d, ax, correction, take_sqrt, with_mean):
     dev -= mean
     m2 = np.einsum("ij,ij->j", dev, dev)
     res = _project(m2, dof, take_sqrt)
-    if dt == np.float64 or n > _WELFORD_STEPS:
+    if dt == np.float64:
         return res.astype(dt), (mean.astype(dt) if with_mean else None)
     # error bounds (absolute, in double) of Welford's and the two-pass' values against the exact ones
     big = np.maximum(np.maximum.reduce(xd, 0), -np.minimum.reduce(xd, 0)).astype(np.float64)

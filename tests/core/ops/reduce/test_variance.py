@@ -55,3 +55,23 @@ def test_var_mean_one_gradient_and_degenerate(torch):
     for v in ([1.0, float("inf"), 2.0], [float("nan"), 1.0], [3.0, 3.0, 3.0]):
         _bits_equal(core.var(core.tensor(v)), torch.var(torch.tensor(v)))
         _bits_equal(core.std(core.tensor([v, v]), 1), torch.std(torch.tensor([v, v]), 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((70, 60), None), ((4100, 3), 0), ((3, 2100, 2), (1, 2)), ((2100, 30), 0)])
+def test_var_mean_past_2048_elements_bits(torch, dtype, shape, dim):
+    """WelfordOps over more than 2048 elements: float64 walks every step (Python floats for few outputs), float32
+    checks the two-pass' error bound and walks the outputs it cannot decide."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        x = np.random.default_rng(len(shape)).standard_normal(shape).astype(dtype) + 3
+        for name in ("var_mean", "std_mean"):
+            outs = []
+            for lib in (core, torch):
+                t = lib.from_numpy(x)
+                r = getattr(lib, name)(t) if dim is None else getattr(lib, name)(t, dim)
+                outs.append([a.numpy().tobytes() for a in r])
+            assert outs[0] == outs[1], name
+    finally:
+        torch.set_num_threads(threads)

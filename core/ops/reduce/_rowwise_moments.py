@@ -1,0 +1,332 @@
+"""ATen's RowwiseMoments (aten/src/ATen/native/cpu/moments_utils.h), the mean and biased variance of each row that
+layer_norm and group_norm normalise with, for float32 and float64 rows, bit for bit with torch's AVX2 build.
+
+Each row is read as n = N // V vectors of V lanes (V = 8 floats or 4 doubles: 32 bytes), cut into chunks of 16
+vectors. Per chunk and lane, Welford from zero with c_j = 1 / (j + 1): delta = x - m1, m1 = fma(delta, c_j, m1),
+m2 = fma(delta, x - m1, m2). The chunks then merge into a cascade of depth ceil_log2(chunks): chunk i enters
+level 0, and while (i + 1) has trailing zero bits level j - 1 merges into level j (below the top level); at the
+end levels 1.. merge into level 0 in order. A merge (AddMomentsVec) of (k', m1', m2') into (k, m1, m2), with
+c = k' / (k + k') and delta = m1' - m1, computes m1 + (delta * c) and fma(delta * c, delta * k, m2 + m2')
+(the contracted, reassociated code of torch's build, measured). The last N % V elements run a scalar Welford
+(m1 += delta / k, m2 += delta * (x - m1), not contracted), and the V lanes then merge into it in order as
+scalars (AddMoments, contracted: m1 = fma(c, delta, m1), m2 += fma(delta * delta * c, k, m2')). The variance is
+m2 / N. Every row is computed at once: the cost is a few NumPy calls per vector step of one chunk (16) and per
+chunk merge, not per element.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _cpu
+from ..pointwise import _fma
+
+_CHUNK = 16
+_INV = {t: [t(t(1) / t(j + 1)) for j in range(_CHUNK)] for t in (np.float32, np.float64)}   # c_vecs
+
+
+def _ceil_log2(x: int) -> int:
+    return x - 1 if x <= 2 else int(x - 1).bit_length()
+
+
+def _at(v, at, shape):
+    """v (broadcast to the sum's shape) at the sum's flat positions `at`."""
+    if not np.ndim(v):
+        return v
+    if v.shape == shape:
+        return v.ravel()[at]
+    return np.broadcast_to(v, shape)[np.unravel_index(at, shape)]
+
+
+class _Fma:
+    """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32 and keeps
+    the operands and sums: a sum on a float32 midpoint that is not exact (TwoSum's error is not zero) is the only
+    case where the two roundings differ from one, and then `exact()` is False and the caller runs again through
+    _fma.fma. float64: _fma.fma64 always."""
+
+    def __init__(self, dt, fast):
+        self.dt, self.fast, self.kept = dt, fast and dt == np.float32, []
+
+    def __call__(self, a, b, c):
+        if not self.fast:
+            return _fma.fma(a, b, c, self.dt)
+        s = np.multiply(a, b, dtype=np.float64)
+        s += c
+        self.kept.append((a, b, c, s))
+        return s.astype(np.float32)
+
+    def exact(self):
+        if not self.kept:
+            return True
+        sums = np.concatenate([k[3].ravel() for k in self.kept])
+        u = np.left_shift(sums.view(np.uint64), _fma._SHIFT, out=sums.view(np.uint64)).view(np.int64)
+        if np.minimum.reduce(u) != _fma._IMIN:
+            return True
+        hits = np.flatnonzero(u == _fma._IMIN)
+        ends = np.cumsum([k[3].size for k in self.kept])
+        which = np.searchsorted(ends, hits, side="right")
+        for e in np.unique(which):
+            a, b, c, s = self.kept[e]
+            at = hits[which == e] - (ends[e] - s.size)
+            p = np.multiply(_at(a, at, s.shape), _at(b, at, s.shape), dtype=np.float64)
+            if (_fma._two_sum_err(s.ravel()[at], p, np.asarray(_at(c, at, s.shape), np.float64)) != 0).any():
+                return False
+        return True
+
+
+def _merge(add, base, dt, fma):
+    """AddMomentsVec(add into base): (count, m1, m2) triples with array moments; returns the new base."""
+    k_add, m1_add, m2_add = add
+    k, m1, m2 = base
+    n = k + k_add
+    if k_add == 0:
+        return base             # c == 0: m1 and m2 unchanged (exact for finite moments)
+    if k == 0:
+        return add              # c == 1 from an empty base: the added moments, exactly
+    c = dt.type(dt.type(k_add) / dt.type(n))
+    delta = m1_add - m1
+    dc = delta * c
+    return n, m1 + dc, fma(dc, delta * dt.type(k), m2 + m2_add)
+
+
+def rowwise_moments(x):
+    """(mean, biased variance) of each row of a 2-D float32/float64 array, as ATen's RowwiseMoments."""
+    x = np.ascontiguousarray(x)
+    fma = _Fma(x.dtype, True)
+    out = _moments(x, fma)
+    return out if fma.exact() else _moments(x, _Fma(x.dtype, False))
+
+
+def _moments(x, fma):
+    dt = x.dtype
+    rows, N = x.shape
+    V = 32 // dt.itemsize
+    n = N // V
+    m = -(-n // _CHUNK)
+    lanes1 = lanes2 = None
+    if n:
+        full = n // _CHUNK
+        counts = [_CHUNK] * full + ([n - full * _CHUNK] if n % _CHUNK else [])
+        xv = x[:, :n * V].reshape(rows, n, V)
+        m1s, m2s = [], []
+        for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
+            if not nchunks:
+                continue
+            # vector step j of every chunk and row as one contiguous row of xt
+            xt = np.ascontiguousarray(xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
+                                      .transpose(2, 0, 1, 3)).reshape(cnt, -1)
+            a1 = xt[0].copy()                       # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
+            a2 = (a1 - a1) * a1 + dt.type(0)        # +0, or NaN for an infinite x
+            for j in range(1, cnt):
+                xj = xt[j]
+                delta = xj - a1
+                a1 = fma(delta, _INV[dt.type][j], a1)
+                a2 = fma(delta, xj - a1, a2)
+            a1 = a1.reshape(rows, nchunks, V)
+            a2 = a2.reshape(rows, nchunks, V)
+            m1s.append(a1)
+            m2s.append(a2)
+        c1 = np.concatenate(m1s, axis=1) if len(m1s) > 1 else m1s[0]
+        c2 = np.concatenate(m2s, axis=1) if len(m2s) > 1 else m2s[0]
+        depth = _ceil_log2(m)
+        empty = (0, None, None)
+        stk = [empty] * max(depth, 1)
+        for i in range(m):
+            stk[0] = _merge((counts[i], c1[:, i], c2[:, i]), stk[0], dt, fma)
+            mask, j = i + 1, 1
+            while j < depth and not mask & 1:
+                stk[j] = _merge(stk[j - 1], stk[j], dt, fma)
+                stk[j - 1] = empty
+                mask >>= 1
+                j += 1
+        for i in range(1, depth):
+            stk[0] = _merge(stk[i], stk[0], dt, fma)
+        lanes1, lanes2 = stk[0][1], stk[0][2]
+    k = 0
+    s1 = np.zeros(rows, dt)
+    s2 = np.zeros(rows, dt)
+    for i in range(n * V, N):               # the scalar tail, from zero
+        xi = x[:, i]
+        delta = xi - s1
+        k += 1
+        s1 = s1 + delta / dt.type(k)
+        s2 = s2 + delta * (xi - s1)
+    if n:
+        for lane in range(V):               # AddMoments(n, lane) into the tail's moments
+            m1_add, m2_add = lanes1[:, lane], lanes2[:, lane]
+            tot = k + n
+            c = dt.type(dt.type(n) / dt.type(tot))
+            delta = m1_add - s1
+            s1 = fma(c, delta, s1)
+            s2 = s2 + fma(delta * delta * c, dt.type(k), m2_add)
+            k = tot
+    return s1, s2 / dt.type(N)
+
+
+def _affine(t, weight, bias, dt):
+    """t * gamma + beta with one rounding, as the kernels' contracted multiply-add (t without gamma)."""
+    if weight is None:
+        return t
+    if bias is None:
+        return t * weight.astype(dt, copy=False)
+    return _fma.fma(t, weight.astype(dt, copy=False), bias.astype(dt, copy=False), dt)
+
+
+def _layer_stats(rows, eps):
+    dt = rows.dtype
+    mean, var = rowwise_moments(rows)
+    return mean, dt.type(1) / np.sqrt(var + dt.type(eps))
+
+
+def _group_stats(rows, eps):
+    mean, var = rowwise_moments(rows)
+    return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(rows.dtype)
+
+
+def stats(x, nrows, eps, kind):
+    """(mean, rstd) of x read as nrows rows, as layer_norm ('layer') or group_norm ('group') saves them; None
+    for a dtype or layout not modelled."""
+    if not _modelled(x.dtype) or not x.size or (kind == "group" and _channels_last(x)):
+        return None
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return (_layer_stats if kind == "layer" else _group_stats)(x.reshape(nrows, -1), eps)
+
+
+def _modelled(dt):
+    """float32 / float64 on a CPU whose ATen kernels are the AVX2 build (REGISTER_DISPATCH kernels stay AVX2 on
+    AVX512 CPUs); the default build has no fused multiply-adds: not modelled."""
+    return dt in (np.float32, np.float64) and _cpu.capability() != "default"
+
+
+def _channels_last(x):
+    """A 4-D / 5-D array laid out channels last (torch's suggest_memory_format): ATen's group_norm then runs
+    ComputeMomentsChannelsLast, not modelled."""
+    return x.ndim in (4, 5) and not x.flags.c_contiguous and np.moveaxis(x, 1, -1).flags.c_contiguous
+
+
+def layer_norm(x, ndim_norm, eps, weight, bias):
+    """LayerNormKernelImplInternal: (out, mean, rstd) with mean / rstd shaped for broadcasting (keepdims), or None
+    for a dtype or size not modelled. rstd = 1 / sqrt(var + (T)eps) in T; out = fma((x - mean) * rstd, gamma,
+    beta), without gamma fma(x - mean, rstd, beta) (measured against torch's build)."""
+    dt = x.dtype
+    if not _modelled(dt) or not x.size:
+        return None
+    lead = x.shape[:x.ndim - ndim_norm]
+    rows = x.reshape(-1, x.size // max(int(np.prod(lead, dtype=np.int64)), 1))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean, rstd = _layer_stats(rows, eps)
+        if weight is None and bias is not None:     # the gamma_null loop: fma(x - mean, rstd, beta)
+            out = _fma.fma((rows - mean[:, None]).reshape(x.shape), rstd.reshape(lead + (1,) * ndim_norm),
+                           bias.astype(dt, copy=False), dt)
+        else:
+            t = (rows - mean[:, None]) * rstd[:, None]
+            out = _affine(t.reshape(x.shape), weight, bias, dt)
+    kshape = lead + (1,) * ndim_norm
+    return out, mean.reshape(kshape), rstd.reshape(kshape)
+
+
+def group_norm(x, groups, eps, weight, bias):
+    """GroupNormKernelImplInternal (contiguous memory format): moments per (sample, group) row, rstd = 1 /
+    sqrt(max(var, 0) + eps) in double rounded to T; no affine: (x - mean) * rstd; else per channel scale = rstd *
+    gamma, bias = fma(-scale, mean, beta), out = fma(x, scale, bias). None when not modelled."""
+    dt = x.dtype
+    if not _modelled(dt) or not x.size:
+        return None
+    if _channels_last(x):
+        return None
+    n, c = x.shape[:2]
+    rows = x.reshape(n * groups, -1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean, rstd = _group_stats(rows, eps)
+        xc = x.reshape(n, c, -1)
+        if weight is None and bias is None:
+            return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
+        per = c // groups
+        mc = np.repeat(mean.reshape(n, groups), per, 1)
+        rc = np.repeat(rstd.reshape(n, groups), per, 1)
+        scale = rc if weight is None else rc * weight.astype(dt, copy=False)
+        beta = np.zeros(c, dt) if bias is None else bias.astype(dt, copy=False)
+        shift = _fma.fma(-scale, mc, np.broadcast_to(beta, scale.shape), dt)
+        out = _fma.fma(xc, scale[:, :, None], shift[:, :, None], dt)
+    return out.reshape(x.shape)
+
+
+# -- layer_norm backward (layer_norm_backward_frame) ------------------------------------------------------
+
+def _vec_sum(p, q, fma):
+    """vec::map2_reduce_all / map3_reduce_all / reduce_all with `+` over each row of p * q (q None: of p), as
+    torch's AVX2 build runs them: the first vector, then vector by vector acc + p * q (not contracted), the
+    partial last vector fma(p, q, acc) on its lanes, then the lanes: float (v[i] + v[i + 4]) folded
+    (0 + 2) + (1 + 3), double in order. Rows shorter than a vector: their elements in order."""
+    dt = p.dtype
+    rows, N = p.shape
+    V = 32 // dt.itemsize
+    vals = p if q is None else p * q
+    if N < V:
+        acc = vals[:, 0]
+        for i in range(1, N):
+            acc = acc + vals[:, i]
+        return acc
+    full = N - N % V
+    main = np.ascontiguousarray(vals[:, :full].reshape(rows, full // V, V).transpose(1, 0, 2)).reshape(full // V, -1)
+    acc = np.add.reduce(main, 0).reshape(rows, V) if full > V else main[0].reshape(rows, V).copy()
+    if N > full:
+        k = N - full
+        tail = acc[:, :k]
+        acc[:, :k] = tail + p[:, full:] if q is None else fma(p[:, full:], q[..., full:], tail)
+    if V == 8:
+        v = acc[:, :4] + acc[:, 4:]
+        return (v[:, 0] + v[:, 2]) + (v[:, 1] + v[:, 3])
+    out = acc[:, 0]
+    for i in range(1, V):
+        out = out + acc[:, i]
+    return out
+
+
+def _fma_rows(p, q, fma):
+    """buf = fma(p[i], q[i], buf) row by row from zero (the per-thread dgamma buffer of one thread)."""
+    buf = np.zeros(p.shape[1], p.dtype)
+    for i in range(p.shape[0]):
+        buf = fma(p[i], q[i], buf)
+    return buf
+
+
+def _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma):
+    dt = x.dtype
+    rows, N = x.shape
+    dx = dgamma = dbeta = None
+    a = rstd[:, None]
+    if need[0]:
+        if gamma is None:
+            ds = _vec_sum(dy, x, fma)
+            db = _vec_sum(dy, None, fma)
+        else:
+            ds = _vec_sum(dy * x, gamma, fma)
+            db = _vec_sum(dy, gamma, fma)
+        scale = dt.type(dt.type(1) / dt.type(N))
+        r = rstd
+        b = ((fma(db, mean, -ds) * r) * r * r) * scale
+        c = fma(-b, mean, -((db * r) * scale))
+        t = a * dy if gamma is None else (a * dy) * gamma
+        dx = fma(b[:, None], x, t) + c[:, None]
+    if need[1]:
+        dgamma = _fma_rows(dy, fma(a, x, -rstd[:, None] * mean[:, None]), fma)
+    if need[2]:
+        dbeta = np.add.reduce(dy, 0) if rows > 1 else dy[0].copy()
+    return dx, dgamma, dbeta
+
+
+def layer_norm_backward(dy, x, mean, rstd, gamma, need):
+    """(dx, dgamma, dbeta) of layer_norm as layer_norm_backward_frame on one thread, x and dy read as rows of the
+    normalised size: ds, db by the vectorised reductions above; b = (fma(db, mean, -ds) * a * a * a) / N's
+    reciprocal, c = fma(-b, mean, -(db * a * (1/N))), dx = fma(b, x, a * dy * gamma) + c; dgamma = fma(dy, fma(a,
+    x, -a * mean), dgamma) row by row; dbeta the rows added in order. None when not modelled."""
+    dt = x.dtype
+    if not _modelled(dt) or not x.size or x.ndim != 2:
+        return None
+    dy = np.ascontiguousarray(dy, dtype=dt)
+    x = np.ascontiguousarray(x)
+    gamma = None if gamma is None else gamma.astype(dt, copy=False)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        fma = _Fma(dt, True)
+        out = _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma)
+        return out if fma.exact() else _layer_norm_grads(dy, x, mean, rstd, gamma, need, _Fma(dt, False))
