@@ -75,10 +75,32 @@ def _red_transposed(a):
     lets the fold run over long contiguous rows instead: about half the time, the same additions."""
     lanes = a.shape[-1]
     items = a.view(np.dtype((np.void, lanes * a.itemsize)))[..., 0]
+    if a.ndim == 3 and a.nbytes > _BLOCK_BYTES:
+        return _red_transposed_blocks(a, items)
     buf = np.empty((a.shape[-2],) + a.shape[:-2], items.dtype)
     np.copyto(buf, np.moveaxis(items, -1, 0))
     flat = buf.view(a.dtype).reshape(a.shape[-2], -1)
     return np.add.reduce(flat, 0).reshape(a.shape[:-2] + (lanes,))
+
+
+_BLOCK_BYTES = 1 << 20
+
+
+def _red_transposed_blocks(a, items):
+    """_red_transposed of a large (chunks, rows, lanes) through one buffer of ~1 MiB, block of chunks by block: the
+    same folds (each chunk's rows in order), but a buffer the allocator reuses and the cache keeps, instead of a
+    fresh copy of the whole array (its page faults alone were ~25% of a 4 MiB sum's time)."""
+    chunks, rows, lanes = a.shape
+    k = max(1, _BLOCK_BYTES // (rows * lanes * a.itemsize))
+    scratch = np.empty(k * rows, items.dtype)
+    out = np.empty((chunks, lanes), a.dtype)
+    red, copyto = np.add.reduce, np.copyto
+    for i in range(0, chunks, k):
+        j = min(i + k, chunks)
+        b = scratch[:rows * (j - i)].reshape(rows, j - i)
+        copyto(b, items[i:j].T)
+        red(b.view(a.dtype).reshape(rows, -1), 0, out=out[i:j].reshape(-1))
+    return out
 
 
 def _ceil_log2(n):
