@@ -40,13 +40,13 @@ def test_sum_leading_planned_path_is_torchs_sum(torch, dtype):
     torch's bits, directly and through np_sum_to_shape (the engine's bias gradient), with overflow silent."""
     from core.autograd.graph_node import np_sum_to_shape
     rng = np.random.default_rng(2)
-    for shape in [(16, 32), (32, 64), (48, 96), (240, 32), (2, 16, 64), (32, 4, 8)]:
+    for shape in [(16, 32), (32, 64), (48, 96), (240, 32), (2, 16, 64), (32, 4, 8), (1, 64), (1, 1), (5, 1)]:
         k = len(shape) - 1
         for call in range(3):
             x = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 1e3], shape)).astype(dtype)
             x[..., 0] = -0.0
-            if call == 2:
-                x[:, 1] = np.finfo(dtype).max         # overflows to inf, as torch, without a warning
+            if call == 2 and shape[-1] > 1:
+                x[..., -1] = np.finfo(dtype).max      # overflows to inf, as torch, without a warning
             want = torch.tensor(x).sum(tuple(range(k))).numpy()
             with np.errstate(all="raise"):
                 got = sum_leading(x, k).reshape(want.shape)
