@@ -271,6 +271,10 @@ def np_sum_to_shape(g, shape):
     lead = g.ndim - len(shape)
     if lead < 0:
         return g.reshape(shape)
+    if lead == 1 and g.ndim == 2 and g.shape[1:] == shape and g.dtype.kind == "f":   # a bias gradient, first
+        r = sum_leading(g, 1)
+        if r is not None:
+            return r if r.shape == shape else r.reshape(shape)     # (one row: torch_sum keeps it)
     if lead and g.shape[lead:] == shape and g.dtype.kind == "f":    # a bias gradient: leading dims to sum
         r = sum_leading(g, lead)
         if r is not None:

@@ -249,7 +249,9 @@ class Op(Node):
         return r
 
     @classmethod
-    def _record(cls, inputs, args, kwargs):
+    def _record(cls, inputs, args, kwargs, forward=None):
+        """Record a node of cls for inputs and run its forward (`forward` in place of cls.forward: a caller's
+        fused computation of the same result, e.g. cross_entropy's nll_loss; the node is cls's all the same)."""
         node = _new(cls)
         if len(inputs) == 1 and inputs[0] is args[0]:
             # one tensor, first (x * 2, relu(x), x.sum(), x.t()): _init_node's work without its loops
@@ -270,7 +272,7 @@ class Op(Node):
             node._init_node(inputs, args)
         tok = _ERRSTATE.set(_IGNORE)    # quietly(), inlined: torch never warns on inf/nan results
         try:
-            out = cls.forward(node, *args, **kwargs)
+            out = (cls.forward if forward is None else forward)(node, *args, **kwargs)
         finally:
             _ERRSTATE.reset(tok)
         if type(out) is np.ndarray:

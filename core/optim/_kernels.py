@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from .._warn import _ERRSTATE, _IGNORE
-from ._exact import _MID, _SHIFT, _fix_ties, _min, fma64_, narrow_
+from ._exact import _MID, _SHIFT, _fix_ties, _min, fma64_, narrow_, narrow_quiet
 
 __all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
@@ -82,18 +82,22 @@ def fma_(out, a, b, c):
     b64, _, u64, m8 = _buffers()
     copyto, multiply, add = np.copyto, np.multiply, np.add
     scalar_b = not isinstance(fb, np.ndarray)
-    for i in range(0, fo.size, CHUNK):
-        j = min(i + CHUNK, fo.size)
-        n = j - i
-        bb = b64[:n]
-        # widen first, then float64 ufuncs in place: the same exact product and one rounding back, but
-        # NumPy's plain-dtype loops instead of its buffered mixed-dtype ones (~15% faster)
-        copyto(bb, fa[i:j])
-        pb = fb if scalar_b else fb[i:j]
-        multiply(bb, pb, out=bb)
-        pc = _part(fc, i, j)
-        add(bb, pc, out=bb)
-        narrow_(fo[i:j], bb, fa[i:j], pb, pc, u64[:n], m8[:n])
+    tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (an overflow to inf is silent, as torch's step)
+    try:
+        for i in range(0, fo.size, CHUNK):
+            j = min(i + CHUNK, fo.size)
+            n = j - i
+            bb = b64[:n]
+            # widen first, then float64 ufuncs in place: the same exact product and one rounding back, but
+            # NumPy's plain-dtype loops instead of its buffered mixed-dtype ones (~15% faster)
+            copyto(bb, fa[i:j])
+            pb = fb if scalar_b else fb[i:j]
+            multiply(bb, pb, out=bb)
+            pc = _part(fc, i, j)
+            add(bb, pc, out=bb)
+            narrow_quiet(fo[i:j], bb, fa[i:j], pb, pc, u64[:n], m8[:n])
+    finally:
+        _ERRSTATE.reset(tok)
     return out
 
 
@@ -163,15 +167,19 @@ def lerp_(out, end, weight):
         return fma_(out, diff, coeff, end if base_is_end else out.copy())
     fo, fe = flats
     b64, b32, u64, m8 = _buffers()
-    for i, j in _chunks(fo.size):
-        n = j - i
-        d = np.subtract(fe[i:j], fo[i:j], out=b32[:n])
-        bb = b64[:n]
-        np.copyto(bb, d)    # widened first: plain float64 loops below (see fma_)
-        np.multiply(bb, coeff, out=bb)
-        base = (fe if base_is_end else fo)[i:j]
-        np.add(bb, base, out=bb)
-        narrow_(fo[i:j], bb, d, coeff, base, u64[:n], m8[:n])
+    tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (see fma_)
+    try:
+        for i, j in _chunks(fo.size):
+            n = j - i
+            d = np.subtract(fe[i:j], fo[i:j], out=b32[:n])
+            bb = b64[:n]
+            np.copyto(bb, d)    # widened first: plain float64 loops below (see fma_)
+            np.multiply(bb, coeff, out=bb)
+            base = (fe if base_is_end else fo)[i:j]
+            np.add(bb, base, out=bb)
+            narrow_quiet(fo[i:j], bb, d, coeff, base, u64[:n], m8[:n])
+    finally:
+        _ERRSTATE.reset(tok)
     return out
 
 
@@ -184,14 +192,18 @@ def addcmul_(out, t1, t2, value):
         return fma_(out, (v * t1).astype(dt, copy=False), t2, out)
     fo, f1, f2 = flats
     b64, b32, u64, m8 = _buffers()
-    for i, j in _chunks(fo.size):
-        n = j - i
-        s = np.multiply(f1[i:j], v, out=b32[:n])
-        bb = b64[:n]
-        np.copyto(bb, s)    # widened first: plain float64 loops below (see fma_)
-        np.multiply(bb, f2[i:j], out=bb)
-        np.add(bb, fo[i:j], out=bb)
-        narrow_(fo[i:j], bb, s, f2[i:j], fo[i:j], u64[:n], m8[:n])
+    tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (see fma_)
+    try:
+        for i, j in _chunks(fo.size):
+            n = j - i
+            s = np.multiply(f1[i:j], v, out=b32[:n])
+            bb = b64[:n]
+            np.copyto(bb, s)    # widened first: plain float64 loops below (see fma_)
+            np.multiply(bb, f2[i:j], out=bb)
+            np.add(bb, fo[i:j], out=bb)
+            narrow_quiet(fo[i:j], bb, s, f2[i:j], fo[i:j], u64[:n], m8[:n])
+    finally:
+        _ERRSTATE.reset(tok)
     return out
 
 

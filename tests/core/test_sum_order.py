@@ -187,3 +187,16 @@ def test_broadcast_gradients_are_reduced_in_torchs_sum_order(torch, shape):
         (L.tensor(g) * 1 + b).backward(L.tensor(g))
         res.append(b.grad.numpy())
     np.testing.assert_array_equal(res[0], res[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_sums_through_blocks_of_the_lane_transposition(torch, dtype):
+    """Sums big enough that the cascade's first level goes through _red_transposed's ~1 MiB blocks (whole and
+    partial blocks of chunks): the same folds as one reduction over the rows, and torch's bits end to end."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2 * (_sum_order._BLOCK_BYTES // (16 * 32 * 4)) + 5, 16, 32)).astype(dtype)
+    assert a.nbytes > _sum_order._BLOCK_BYTES
+    assert _sum_order._red_transposed(a).tobytes() == np.add.reduce(a, 1).tobytes()
+    for shape, dims in [((1024, 1024), (0, 1)), ((3000, 700), (0,)), ((700, 3000), (1,)), (((1 << 20) + 37,), (0,))]:
+        x = _data(rng, shape, dtype)
+        _bitwise(core.tensor(x).sum(dims), torch.tensor(x).sum(dims))

@@ -32,3 +32,24 @@ def test_linear_bias_gradient_bitwise(torch):
         (lib.nn.functional.linear(lib.tensor(x), lib.tensor(w), bt) * lib.tensor(c)).sum().backward()
         grads.append(bt.grad.numpy())
     assert grads[0].tobytes() == grads[1].tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_leading_planned_path_is_torchs_sum(torch, dtype):
+    """The second call for a shape takes the plan made by the first (rows in whole 16-row chunks): both give
+    torch's bits, directly and through np_sum_to_shape (the engine's bias gradient), with overflow silent."""
+    from core.autograd.graph_node import np_sum_to_shape
+    rng = np.random.default_rng(2)
+    for shape in [(16, 32), (32, 64), (48, 96), (240, 32), (2, 16, 64), (32, 4, 8), (1, 64), (1, 1), (5, 1)]:
+        k = len(shape) - 1
+        for call in range(3):
+            x = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 1e3], shape)).astype(dtype)
+            x[..., 0] = -0.0
+            if call == 2 and shape[-1] > 1:
+                x[..., -1] = np.finfo(dtype).max      # overflows to inf, as torch, without a warning
+            want = torch.tensor(x).sum(tuple(range(k))).numpy()
+            with np.errstate(all="raise"):
+                got = sum_leading(x, k).reshape(want.shape)
+                via = np_sum_to_shape(x, shape[k:])
+            assert got.tobytes() == want.tobytes() and via.tobytes() == want.tobytes(), (shape, call)
+            assert via.shape == shape[k:]

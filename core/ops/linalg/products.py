@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.function import Op
+from ...autograd.graph_node import np_sum_to_shape
 from ...creation import check_alloc
 # C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype" (c10::toString of caffe2::TypeMeta)
 from ...dtypes import CPP_NAMES as _CPP, scalar_name as _dtname
@@ -416,6 +417,10 @@ class AddmmBackward0(Op):
         n = ctx.needs_input_grad
         a = ctx.alpha
         ga = (g if ctx.beta == 1 else g * ctx.beta) if n[0] else None
+        if ga is not None and ga.shape != ctx._input_meta[0][0]:
+            # the bias's sum first, as torch's formula (self's grad, then mat1's, mat2's): its temporaries are
+            # gone before the weight's gradient is allocated (a training step's peak memory)
+            ga = np_sum_to_shape(ga, ctx._input_meta[0][0])
         g1 = g @ m2._data.T if n[1] else None
         g2 = ((g.T @ m1._data).T if ctx.colmajor else m1._data.T @ g) if n[2] else None
         if a != 1:      # no copy for the usual alpha == 1

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..inplace import _view
 from ..linalg import AddmmBackward0
+from ..shape.permute import TBackward0
 from ..pointwise import div
 from ..registry import register
 from ._util import _shape, _short
@@ -42,8 +44,10 @@ def linear(input, weight, bias=None):
                            f"{_short(weight.dtype)}")
     out_f = weight._data.shape[0]
     if input._data.ndim == 2:
-        _check_bias_broadcast(bias, (input._data.shape[0], out_f))
-        return AddmmBackward0.apply(bias, input, weight.t(), 1, 1)
+        if bias._data.shape != (out_f,):
+            _check_bias_broadcast(bias, (input._data.shape[0], out_f))
+        # weight.t() without the method's dispatch and dim checks (weight is 2-D): the same TBackward0 view
+        return AddmmBackward0.apply(bias, input, _view(TBackward0, weight, 0, 1), 1, 1)
     lead = input._data.shape[:-1]
     flat = input._data.view()
     try:

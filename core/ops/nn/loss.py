@@ -13,7 +13,7 @@ from ..pointwise import _broadcast_error, quietly
 from ..pointwise._common import _ERRSTATE, _IGNORE
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
-from .softmax import _log_softmax_at, log_softmax
+from .softmax import LogSoftmaxBackward0, _log_softmax_at, log_softmax
 
 _F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 _maxat, _WHOLE = np.maximum.reduceat, np.zeros(1, np.intp)
@@ -273,6 +273,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         r = _cross_entropy_fast(input, target, ignore_index, reduction)
         if r is not None:
             return r
+        r = _cross_entropy_graph(input, target, ignore_index, reduction)
+        if r is not None:
+            return r
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -338,9 +341,61 @@ def _cross_entropy_fast(input, target, ignore_index, reduction):
         return None     # (a class in [0, C) exists, so C > 0)
     token = _ERRSTATE.set(_IGNORE)
     try:
-        return Tensor._make(_nll_reduce(_log_softmax_at(x, np.arange(t.shape[0]), t), reduction, x.dtype))
+        return Tensor._make(_ce_reduce(_log_softmax_at(x, np.arange(t.shape[0]), t), reduction, x.dtype))
     finally:
         _ERRSTATE.reset(token)
+
+
+def _cross_entropy_graph(input, target, ignore_index, reduction):
+    """With a graph, the same case as _cross_entropy_fast: torch's two nodes (NllLossBackward0 over
+    LogSoftmaxBackward0, the log_softmax kernel of softmax.py), with nll_loss's forward fused here: the picked
+    log-probabilities reduced by _ce_reduce (nll_loss's cascade, fewer NumPy calls), without nll_loss's argument
+    checks (this case passes them all). The node's ctx is nll_loss's, so its backward is nll_loss's. None: not
+    this case."""
+    if (type(input) is not Tensor or type(target) is not Tensor or (reduction != "mean" and reduction != "sum")
+            or not STATE.grad_enabled or _ERRSTATE is None):
+        return None
+    x, t = input._data, target._data
+    if (x.dtype is not _F32 and x.dtype is not _F64) or not x.flags.c_contiguous or not _class_targets(
+            x, t, ignore_index):
+        return None
+    logp = LogSoftmaxBackward0.apply(input, 1)
+    kw = {"target": target, "weight": None, "reduction": reduction, "ignore_index": ignore_index}
+    if not logp._requires_grad:
+        return NllLossBackward0.apply(logp, **kw)
+    return NllLossBackward0._record((logp,), (logp,), kw, forward=_nll_fused_forward)
+
+
+def _nll_fused_forward(ctx, input, target=None, weight=None, reduction="mean", ignore_index=-100):
+    """NllLossBackward0.forward's common case (unit weights, every target a class, checked by the caller): the
+    same ctx, the same value through _ce_reduce."""
+    x, t = input._data, target._data
+    ctx.save_for_backward(target, weight)
+    ctx.meta = (x.shape, reduction, ignore_index, float(t.shape[0]))
+    return _ce_reduce(x[np.arange(t.shape[0]), t], reduction, x.dtype)
+
+
+def _ce_reduce(picked, reduction, dtype):
+    """_nll_reduce(picked, reduction, dtype) bit for bit, under the caller's ignored floating-point errors:
+    the cascade of _nll_cascade_sum written out for 16 < N <= 256 (the levels above the first then hold the
+    first row and one run of chunk sums), three NumPy folds where the general form makes a dozen calls."""
+    terms = np.negative(picked)
+    n = terms.size
+    if n <= 16 or n > 256:
+        s = _nll_cascade_sum(terms)
+    else:
+        # levels: l0 = the rows after the last chunk, l1 = the chunks' sums, l2 = 0, l3 = row 0, each a fold
+        # from 0 and added up from 0. A sum that starts at +0.0 is never -0.0, so the inner additions of 0
+        # (which only turn -0.0 into +0.0) change no bit of it and are left out.
+        zero = dtype.type(0)
+        full = (n - 1) >> 4                     # whole 16-row chunks after row 0 (1 <= full < 16)
+        end = 1 + (full << 4)
+        acc = np.add.accumulate
+        l1 = acc(acc(terms[1:end].reshape(full, 16), 1)[:, -1])[-1]
+        s = ((zero + acc(terms[end:])[-1]) if end < n else zero) + l1 + terms[0]
+    if reduction == "sum":
+        return np.asarray(s, dtype=dtype)
+    return np.asarray(s / dtype.type(n), dtype=dtype)
 
 
 def _size_warning(input, target, stacklevel=3):

@@ -166,3 +166,18 @@ OTHER_ERRORS = {
 def test_product_errors_match_torch(torch, name):
     ec, et = same_error(lambda: OTHER_ERRORS[name](core), lambda: OTHER_ERRORS[name](torch))
     assert str(ec) == str(et)
+
+
+@pytest.mark.parametrize("bshape", [(64,), (1, 64), (32, 1), (), (32, 64)])
+@pytest.mark.parametrize("beta", [1, 0.5])
+def test_addmm_input_gradient_is_torchs_sum(torch, bshape, beta):
+    """addmm's broadcast input gets its gradient summed before the matrices' (as torch's formula orders them):
+    torch's bits, for a linear bias and the other broadcasts, with and without beta."""
+    rng = np.random.default_rng(5)
+    b, m1, m2, c = (rng.standard_normal(s).astype(np.float32) for s in [bshape, (32, 48), (48, 64), (32, 64)])
+    grads = []
+    for lib in (core, torch):
+        bt = lib.tensor(b, requires_grad=True)
+        (lib.addmm(bt, lib.tensor(m1, requires_grad=True), lib.tensor(m2), beta=beta) * lib.tensor(c)).sum().backward()
+        grads.append(bt.grad.numpy())
+    assert grads[0].shape == grads[1].shape and grads[0].tobytes() == grads[1].tobytes()

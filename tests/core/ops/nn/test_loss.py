@@ -268,3 +268,81 @@ CLI_REFERENCE = {
 @pytest.mark.parametrize("name", sorted(CLI_REFERENCE))
 def test_cli_example_matches_torch(torch, name):
     run_cli_example(torch, name, CLI_REFERENCE[name])
+
+
+def _ce_data(n, c, dtype, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((n, c)) * rng.choice([0.5, 3.0, 40.0])).astype(dtype)
+    if seed % 3 == 2:       # a dominant logit per row: picked log-probabilities of 0 (signed zeros in the sum)
+        x[np.arange(n), rng.integers(0, c, n)] = 1e4
+    return x, rng.integers(0, c, n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cross_entropy_reduction_is_nll_loss_cascade(dtype):
+    """_ce_reduce (the cascade written out for 16 < N <= 256) equals nll_loss's general cascade bit for bit,
+    for every batch size around the chunk boundaries and with signed zeros, nan and mixed magnitudes."""
+    from core.ops.nn.loss import _ce_reduce, _nll_reduce
+    rng = np.random.default_rng(3)
+    dt = np.dtype(dtype)
+    for n in list(range(1, 50)) + [63, 64, 65, 127, 128, 129, 240, 255, 256, 257, 300]:
+        for kind in range(4):
+            p = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dtype)
+            if kind == 1:
+                p = np.where(rng.random(n) < 0.5, 0.0, -0.0).astype(dtype)
+            elif kind == 2:
+                p[rng.integers(0, n)] = np.nan
+            elif kind == 3:
+                p = -np.abs(p)
+            for reduction in ("mean", "sum"):
+                with np.errstate(all="ignore"):
+                    a, b = _ce_reduce(p, reduction, dt), _nll_reduce(p, reduction, dt)
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (n, kind, reduction)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n, c", [(64, 10), (17, 3), (256, 5), (5, 7), (300, 4)])
+def test_cross_entropy_with_grad_is_the_unfused_graph(torch, dtype, n, c):
+    """cross_entropy with a graph (nll_loss's forward fused in) gives the bits of log_softmax + nll_loss run
+    separately, loss and gradient, and torch's graph: NllLossBackward0 -> LogSoftmaxBackward0 -> AccumulateGrad."""
+    for seed in range(3):
+        x, t = _ce_data(n, c, dtype, seed)
+        for reduction in ("mean", "sum"):
+            xc = core.tensor(x, requires_grad=True)
+            loss = CF.cross_entropy(xc, core.tensor(t), reduction=reduction)
+            loss.backward()
+            xr = core.tensor(x, requires_grad=True)
+            ref = CF.nll_loss(CF.log_softmax(xr, 1), core.tensor(t), reduction=reduction)
+            ref.backward()
+            assert loss.detach().numpy().tobytes() == ref.detach().numpy().tobytes()
+            assert xc.grad.numpy().tobytes() == xr.grad.numpy().tobytes()
+            xt = torch.tensor(x, requires_grad=True)
+            lt = torch.nn.functional.cross_entropy(xt, torch.tensor(t), reduction=reduction)
+            lt.backward()
+            tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+            np.testing.assert_allclose(loss.detach().numpy(), lt.detach().numpy(), **tol)
+            np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), **tol)
+            fc, ft = loss.grad_fn, lt.grad_fn
+            for _ in range(3):
+                assert fc.name() == ft.name() and len(fc.next_functions) == len(ft.next_functions)
+                fc, ft = (fc.next_functions or ((None, 0),))[0][0], (ft.next_functions or ((None, 0),))[0][0]
+            assert fc is None and ft is None
+
+
+def test_cross_entropy_with_grad_keeps_hooks_and_double_backward(torch):
+    """The fused forward records ordinary nodes: a hook on the log_softmax node sees nll_loss's gradient, and
+    create_graph differentiates again, as torch."""
+    x, t = _ce_data(20, 4, np.float64, 0)
+    res = {}
+    for lib in (core, torch):
+        seen = []
+        xa = lib.tensor(x, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(xa, lib.tensor(t))
+        loss.grad_fn.next_functions[0][0].register_prehook(lambda g: seen.append(g[0].detach().numpy().copy()))
+        (g,) = lib.autograd.grad(loss, xa, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), xa)
+        res[lib] = (seen, gg.detach().numpy())
+    (sc, gc), (st, gt) = res[core], res[torch]
+    assert len(sc) == len(st) == 2 and sc[0].tobytes() == st[0].tobytes()    # backward, then double backward
+    np.testing.assert_allclose(sc[1], st[1], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(gc, gt, rtol=1e-10, atol=1e-14)
