@@ -44,14 +44,14 @@ from core.ops.registry import OPS, FUNCTIONS, METHODS
 T = core.Tensor
 before = {"dir_tensor": dir(T), "dir_core": dir(core), "all": core.__all__, "ops": list(OPS),
           "functions": sorted(FUNCTIONS), "methods": sorted(METHODS),
-          "meta": [[i.name, i.category, i.summary, list(i.methods), i.inplace, i.kind, i.cli, repr(i.extras)]
+          "meta": [[i.name, i.category, i.summary, list(i.methods), i.inplace, i.kind]
                    for i in OPS.values()]}
 def who(v):
     v = getattr(v, "fget", v)
     return [getattr(v, "__module__", None), getattr(v, "__qualname__", type(v).__name__)]
 after = {"core": {n: who(getattr(core, n)) for n in sorted(FUNCTIONS)},
          "tensor": {n: [hasattr(T, n), who(T.__dict__.get(n, getattr(T, n)))] for n in sorted(METHODS)},
-         "ops": {n: [who(i.fn), str(i.signature), i.rule is None] for n, i in OPS.items()},
+         "ops": {n: [who(i.fn), str(i.signature)] for n, i in OPS.items()},
          "same": sorted(n for n in FUNCTIONS if getattr(core, n) is not FUNCTIONS[n]),
          "dir_tensor": dir(T), "ops_order": list(OPS)}
 print(json.dumps({"before": before, "after": after}))
@@ -103,7 +103,7 @@ def test_first_use_of_a_lazy_family_matches_torch(kind, torch):
 
 def test_a_stale_table_entry_fails_loudly():
     """A name the table promises but the family does not register: a clear RuntimeError, no recursion."""
-    info = registry.LazyOpInfo("core.ops.sorting", "no_such_op", "sorting", "", (), None, None, False, {}, False)
+    info = registry.LazyOpInfo("core.ops.sorting", "no_such_op", "sorting", "", (), None, None)
     with pytest.raises(RuntimeError, match="lazy_table.py is stale"):
         info.fn
     attr = registry.LazyAttribute("core.ops.sorting", "no_such_method")

@@ -11,7 +11,7 @@ this package says how the CLI offers it:
   command, `NoCommand(reason)` when it is not (tensorcli/opspec/_entry.py); one module per category
   (pointwise.py, nn.py, shape.py, ...), the explain formulas in rules_indexing.py and rules_shape.py.
 
-An op with no entry has no command (tests/tensorcli/test_opspec.py: every registered op has its entry,
+An op with no entry has no command (tests/tensorcli/opspec/test_entries.py: every registered op has its entry,
 every entry names a registered op, every example runs its own command). Python rather than a data
 file: the formulas are functions of the call's arguments, and no parser is needed. No core, Typer or
 Rich import here.

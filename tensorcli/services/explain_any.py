@@ -11,6 +11,7 @@ import numpy as np
 
 from core import Tensor
 
+from .. import opspec
 from ..errors import CliError
 from . import dependencies as deps, explain as movement, explain_kinds as kinds, explain_values as values
 from .dependencies import Source
@@ -56,7 +57,7 @@ def _dependencies(call, result, at, max_rows):
     at = _check_at(at, tuple(first.shape))
     rows, total, kind = _rows(call, result, at, max_rows)
     ctx = {"shapes": {deps.label(call, n): tuple(v.shape) for n, v in call.values.items()
-                      if isinstance(v, Tensor) and n not in deps.STEERING}}
+                      if isinstance(v, Tensor) and n not in opspec.steering(info.name)}}
     if kind == "extreme":
         ctx.update(_candidates(call))
     if kind == "spread":   # an element equal to the mean has derivative 0: its slice from generic inputs

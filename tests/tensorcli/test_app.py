@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from core.ops.registry import OPS
 from conftest import cli_app_with
 from tensorcli import app as cli_app
+from tensorcli import opspec
 from tensorcli import spec as cli_spec
 from tensorcli import io as tio
 
@@ -41,7 +42,7 @@ def run(app):
 
 def need(op):
     info = OPS.get(op)
-    if info is None or not info.cli:
+    if info is None or not opspec.is_command(op):
         pytest.skip(f"op {op} has no command yet")
     return info
 
@@ -198,12 +199,12 @@ def test_op_reads_every_input_form(torch, run, tmp_path, form, case):
 
 def test_every_op_command_has_a_runnable_example():
     # tests/tensorcli/commands/test_op.py runs each one; the cases above check chosen commands against torch
-    missing = sorted(n for n, i in OPS.items() if i.cli and not i.extras.get("cli_example"))
-    assert not missing, f"op commands without a cli_example: {missing}"
+    missing = sorted(n for n in OPS if opspec.is_command(n) and not opspec.examples(n))
+    assert not missing, f"op commands without an example: {missing}"
 
 
 def test_every_op_command_has_help(run):
-    ops = [n for n, i in OPS.items() if i.cli]
+    ops = [n for n in OPS if opspec.is_command(n)]
     assert ops
     for name in ops:
         r = run(cli_spec.command_name(name), "--help")
@@ -328,7 +329,7 @@ def test_ops_json_for_3d(run):
     obj = json.loads(run("ops", "--json", "--ndim", "3", "--dim", "2").stdout)
     row = next(o for o in obj["ops"] if o["op"] == "gather")
     assert row["command"] == "gather" and row["kind"] == "gather"
-    assert row["rule"] == info.rule(3, 2)
+    assert row["rule"] == opspec.entry("gather").rule(3, 2)
     assert row["summary"] == info.summary
 
 
@@ -354,9 +355,9 @@ def test_no_color_option_and_env_strip_ansi(run):
 
 # -- how commands are generated ------------------------------------------------------------------
 
-def _fake_info(fn, **extras):
+def _fake_info(fn):
     from core.ops.registry import OpInfo
-    return OpInfo(fn.__name__, fn, "test", "A fake op.", extras=extras)
+    return OpInfo(fn.__name__, fn, "test", "A fake op.")
 
 
 def test_classify_follows_pytorch_parameter_names():
@@ -370,10 +371,11 @@ def test_classify_follows_pytorch_parameter_names():
                      "include_self": ("flag", False, False)}
 
 
-def test_classify_var_positional_and_refinement():
+def test_classify_var_positional_and_refinement(monkeypatch):
     def fake2(input, *sizes, indices=None, mystery=None):
         pass
-    specs = {s.name: s.kind for s in cli_spec.classify(_fake_info(fake2, cli_params={"mystery": "ints"}))}
+    monkeypatch.setitem(opspec.ENTRIES, "fake2", opspec.Op("tensorcli fake2 '[1]'", params={"mystery": "ints"}))
+    specs = {s.name: s.kind for s in cli_spec.classify(_fake_info(fake2))}
     assert specs == {"input": "tensor", "sizes": "ints", "indices": "tensors", "mystery": "ints"}
 
 
@@ -411,7 +413,7 @@ def test_every_op_command_has_a_runnable_help_example(run):
     import shlex
     missing = []
     for name, info in OPS.items():
-        if not info.cli:
+        if not opspec.is_command(name):
             continue
         examples = cli_spec.examples(info)
         if not examples:

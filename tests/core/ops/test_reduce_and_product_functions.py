@@ -223,28 +223,25 @@ def test_cdist_zero_distance_gradient_and_errors(torch):
     _compare(torch, lambda m, a, b: m.cdist(a, b, p=-1), np.ones((2, 3)), np.ones((2, 3)))
 
 
-# -- CLI examples recorded on the new ops (cli=False until tests/tensorcli/test_app.py has cases for them) -----------
+# -- the commands of these ops: their examples (tensorcli/opspec/) run and match torch -----------------------------
 
 NEW_CLI_EXAMPLES = ["addcmul", "addcdiv", "hypot", "diff", "trapezoid", "bincount", "histc", "cov", "corrcoef",
                     "addmv", "addr", "trace", "kron", "cdist"]
 
 
-def test_new_ops_cli_examples_run_and_match_torch(torch, monkeypatch):
-    """Turn each new op's command on, run its cli_example with --json and compare with torch."""
+def test_new_ops_cli_examples_run_and_match_torch(torch):
+    """Run each op's command example with --json and compare with torch."""
     import json
     import shlex
 
     from typer.testing import CliRunner
 
-    from core.ops.registry import OPS
     from tensorcli import app as cli_app
-    from tensorcli import spec
-    for name in NEW_CLI_EXAMPLES:
-        monkeypatch.setattr(OPS[name], "cli", True)
+    from tensorcli import opspec, spec
     app = cli_app.build_app(only={spec.command_name(n) for n in NEW_CLI_EXAMPLES}, modules=())
     runner = CliRunner()
     for name in NEW_CLI_EXAMPLES:
-        argv = shlex.split(OPS[name].extras["cli_example"])[1:]
+        argv = shlex.split(opspec.examples(name)[0])[1:]
         r = runner.invoke(app, argv + ["--json"], env={"NO_COLOR": "1"})
         assert r.exit_code == 0, (name, r.output)
         got = json.loads(r.stdout)["result"]

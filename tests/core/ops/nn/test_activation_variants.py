@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 import core
 import core.nn.functional as CF
-from core.ops.registry import OPS
 from conftest import cli_app_with
 
 RNG = np.random.default_rng(14)
@@ -330,8 +329,9 @@ CLI_REFERENCE = {
 
 
 def run_cli_example(torch, name, reference):
-    """The registration's cli_example, run through the CLI with --json, equals torch's computation."""
-    example = OPS[name].extras.get("cli_example")
+    """The command's example (tensorcli/opspec/), run through the CLI with --json, equals torch's computation."""
+    from tensorcli import opspec
+    example = opspec.examples(name)[0]
     r = CliRunner().invoke(cli_app_with(("ops",)), shlex.split(example)[1:] + ["--json"], env={"NO_COLOR": "1"})
     assert r.exit_code == 0, r.stderr
     got = json.loads(r.stdout)["result"]
