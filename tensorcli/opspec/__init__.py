@@ -22,7 +22,7 @@ from ._entry import NoCommand, Op
 from . import indexing, linalg, logical, masked, nn, pointwise, reduction, shape, sorting
 
 __all__ = ["NAMES", "ENTRIES", "Op", "NoCommand", "entry", "is_command", "command_name", "examples",
-           "data_names", "steering", "rule_text"]
+           "data_names", "steering", "rule_text", "wording"]
 
 DATA, STEER = "data", "steer"
 
@@ -92,6 +92,12 @@ def steering(opname: str) -> frozenset:
     """The op's steering parameters: NAMES' STEER ones plus its entry's `steer`."""
     e = ENTRIES.get(opname)
     return STEERING | e.steer if e is not None and e.steer else STEERING
+
+
+def wording(opname: str) -> str | None:
+    """How --explain words the op's autograd rows (`Op.wording`), or None."""
+    e = ENTRIES.get(opname)
+    return e.wording if e is not None else None
 
 
 def rule_text(opname: str, ndim=2, dim=1) -> str | None:

@@ -4,23 +4,24 @@ from ._entry import NoCommand, Op
 ENTRIES = {
     "linalg.cross": Op("tensorcli linalg.cross '[1.0,0.0,0.0]' --other '[0.0,1.0,0.0]' --explain"),
     "cross": Op("tensorcli cross '[[1,0,0],[0,1,0]]' --other '[[0,1,0],[0,0,1]]' --dim 1"),
-    "matmul": Op("tensorcli matmul '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]'"),
-    "mm": Op("tensorcli mm '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'"),
-    "bmm": Op("tensorcli bmm '[[[1.0,2.0],[3.0,4.0]]]' --mat2 '[[[5.0],[6.0]]]' --explain"),
-    "mv": Op("tensorcli mv '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --explain"),
-    "dot": Op("tensorcli dot '[1.0,2.0,3.0]' --other '[4.0,5.0,6.0]' --explain"),
-    "inner": Op("tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain"),
-    "outer": Op("tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain"),
+    "matmul": Op("tensorcli matmul '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]'", wording="contraction"),
+    "mm": Op("tensorcli mm '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'", wording="contraction"),
+    "bmm": Op("tensorcli bmm '[[[1.0,2.0],[3.0,4.0]]]' --mat2 '[[[5.0],[6.0]]]' --explain", wording="contraction"),
+    "mv": Op("tensorcli mv '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --explain", wording="contraction"),
+    "dot": Op("tensorcli dot '[1.0,2.0,3.0]' --other '[4.0,5.0,6.0]' --explain", wording="contraction"),
+    "inner": Op("tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain",
+                wording="contraction"),
+    "outer": Op("tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain", wording="contraction"),
     "addmm": Op("tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'"
-                " --alpha 2 --explain"),
+                " --alpha 2 --explain", wording="contraction"),
     "addmv": Op("tensorcli addmv '[10.0,20.0]' --mat '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --alpha 2 --explain"),
     "addr": Op("tensorcli addr '[[1.0,1.0],[1.0,1.0]]' --vec1 '[1.0,2.0]' --vec2 '[3.0,4.0]' --explain"),
     "addbmm": Op("tensorcli addbmm '[[1.0,1.0],[1.0,1.0]]' --batch1 '[[[1.0,2.0],[3.0,4.0]]]'"
                  " --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain"),
     "baddbmm": Op("tensorcli baddbmm '[[[1.0,1.0],[1.0,1.0]]]' --batch1 '[[[1.0,2.0],[3.0,4.0]]]'"
-                  " --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain"),
+                  " --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain", wording="contraction"),
     "vdot": Op("tensorcli vdot '[1.0,2.0]' --other '[3.0,4.0]' --explain"),
-    "trace": Op("tensorcli trace '[[1.0,2.0],[3.0,4.0]]' --explain"),
+    "trace": Op("tensorcli trace '[[1.0,2.0],[3.0,4.0]]' --explain", wording="sum"),
     "kron": Op("tensorcli kron '[[1.0,2.0],[3.0,4.0]]' --other '[[0.0,1.0],[1.0,0.0]]' --explain"),
     "linalg.solve_triangular": Op("tensorcli linalg.solve-triangular '[[2.0,1.0],[0.0,4.0]]' --B '[[1.0],[2.0]]'"
                                   " --upper --explain"),
@@ -93,5 +94,5 @@ ENTRIES = {
     "cdist": Op("tensorcli cdist '[[0.0,0.0],[1.0,1.0]]' --x2 '[[1.0,0.0],[2.0,2.0],[0.0,3.0]]' --explain",
                 params={"compute_mode": "str"}),
     "tensordot": Op("tensorcli tensordot '[[1.0,2.0],[3.0,4.0]]' --b '[[5.0,6.0],[7.0,8.0]]' --dims 1 --explain",
-                    params={"dims": "dim"}),
+                    params={"dims": "dim"}, wording="contraction"),
 }

@@ -100,6 +100,6 @@ ENTRIES = {
                                     " checked: use an expression"),
     "einsum": Op("tensorcli einsum 'ij,jk->ik' '[[1,2],[3,4]]' '[[1,0],[0,1]]'",
                  params={"args": "equation"},
-                 rule=rs.einsum_rule),
+                 rule=rs.einsum_rule, wording="contraction"),
     "constant_pad_nd": Op("tensorcli constant-pad-nd '[[1,2],[3,4]]' --pad 1,0 --value 9", params={"pad": "ints"}),
 }

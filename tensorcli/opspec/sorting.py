@@ -2,8 +2,8 @@
 from ._entry import NoCommand, Op
 
 ENTRIES = {
-    "cummax": Op("tensorcli cummax '[1.0,3.0,2.0,5.0]' --dim 0 --explain"),
-    "cummin": Op("tensorcli cummin '[4.0,3.0,5.0,1.0]' --dim 0 --explain"),
+    "cummax": Op("tensorcli cummax '[1.0,3.0,2.0,5.0]' --dim 0 --explain", wording="max"),
+    "cummin": Op("tensorcli cummin '[4.0,3.0,5.0,1.0]' --dim 0 --explain", wording="min"),
     "aminmax": Op("tensorcli aminmax '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain"),
     "median": Op("tensorcli median '[[1.0,5.0,3.0],[4.0,2.0,6.0]]' --dim 1 --explain"),
     "nanmedian": Op("tensorcli nanmedian '[[1.0,nan,3.0],[4.0,2.0,6.0]]' --dim 1 --explain"),

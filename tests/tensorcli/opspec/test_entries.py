@@ -79,3 +79,9 @@ def test_an_entry_adds_to_the_name_table_for_its_own_op_only(monkeypatch):
 def test_the_listing_formula_comes_from_the_entry(name):
     assert opspec.rule_text(name) == opspec.entry(name).rule(2, 1)
     assert opspec.rule_text("add") is None and opspec.rule_text("not_an_op") is None
+
+
+def test_every_wording_is_one_explain_knows():
+    known = {None, "sum", "mean", "max", "min", "argmax", "argmin", "contraction", "softmax", "norm", "spread",
+             "logsumexp"}
+    assert {n: e.wording for n, e in opspec.ENTRIES.items() if e.wording not in known} == {}
