@@ -4,7 +4,7 @@ services.run_op -> render.
 
 `register(app, names)` adds them (only `names` on main()'s fast path). `tensorcli --help` lists
 them from the generated table op_table.py without importing core (regenerate it with
-`python -m tensorcli.commands.op` after adding or changing op registrations).
+`python -m tensorcli.commands.op` after adding or changing an op's registration or its opspec entry).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ def all_rows(ndim=DEFAULT_NDIM, dim=DEFAULT_DIM) -> list[dict]:
     rows = []
     for name, info in OPS.items():
         e, cli = opspec.entry(name), opspec.is_command(name)
-        reason = None if cli else getattr(e, "reason", None) or "no command registered (no cli_reason given)"
+        reason = None if cli else getattr(e, "reason", None) or "no command (no reason in tensorcli/opspec/)"
         summary = info.summary if cli else f"{info.summary} [no command: {reason}]"
         rows.append({"command": command_name(name) if cli else None, "op": name,
                      "category": info.category, "kind": info.kind, "summary": summary,

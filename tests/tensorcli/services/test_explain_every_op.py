@@ -284,7 +284,7 @@ GRAD_FN_DIFFERS = {"pairwise_distance": ("LinalgVectorNormBackward0", "NormBackw
                    "linalg.householder_product": ("SubBackward0", "LinalgHouseholderProductBackward0"),
                    "orgqr": ("SubBackward0", "LinalgHouseholderProductBackward0"),
                    "ormqr": ("SubBackward0", "OrmqrBackward0")}
-# batch_norm's cli_example passes int64 running stats, which torch refuses ("mixed dtype") and core
+# batch_norm's example passes int64 running stats, which torch refuses ("mixed dtype") and core
 # accepts (reported): torch gets float ones here
 FLOAT_STEERING = {"batch_norm": ("running_mean", "running_var")}
 # torch wants int32 pivots (the CLI reads int64 ones, which core accepts: reported)
