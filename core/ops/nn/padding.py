@@ -151,8 +151,7 @@ def pad(input, pad, mode="constant", value=None):
     return _PAD_OPS[(mode, n)].apply(input, tuple(maps))
 
 
-@register(category="shape",   # torch.* only (not in F): a shape op
-          )
+@register(category="shape")   # torch.* only (not in F): a shape op
 def constant_pad_nd(input, pad, value=0):
     """torch.constant_pad_nd: pad (negative amounts crop) the trailing dims with `value`
     (ConstantPadNdBackward0); pad = (last_lo, last_hi, prev_lo, ...)."""

@@ -410,8 +410,7 @@ def _ntuple(x, n):
     return tuple(x) if isinstance(x, Iterable) else (x,) * n
 
 
-@register(category="nn", function=False,   # torch multiplies by kernel_size
-          )
+@register(category="nn", function=False)
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over windows of the last dim: (sum of x**p over each window)**(1/p).
 
