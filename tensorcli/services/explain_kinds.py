@@ -303,9 +303,14 @@ def _jacobian(info, row, ctx, lhs):
     return f"{lhs} = {info.name}({refs}) = {g(row.value)}  (∂out/∂input per element: see the inputs read)"
 
 
-# ops whose rows pick one element among candidates: that element is "the winner" (text and JSON)
-WINNERS = set(EXTREMES) | {"argmax", "argmin", "sort", "msort", "topk", "median", "nanmedian", "kthvalue",
-                           "mode", "masked.amax", "masked.amin", "masked.median", "masked.argmax", "masked.argmin"}
+# ops whose rows pick one element among candidates: that element is "the winner" (text and JSON): the
+# extremes (an entry's wording "max" / "min") and these
+WINNERS = {"argmax", "argmin", "sort", "msort", "topk", "median", "nanmedian", "kthvalue",
+           "mode", "masked.amax", "masked.amin", "masked.median", "masked.argmax", "masked.argmin"}
+
+
+def is_winner(op) -> bool:
+    return op in WINNERS or opspec.wording(op) in EXTREMES
 
 
 def _weights_shown(row, kind):
@@ -323,7 +328,7 @@ def weight_word(row, kind, op=None) -> str | None:
     if not srcs or any(s.weight is None for s in srcs):
         return None
     ones = all(s.weight == 1 for s in srcs)
-    if op in WINNERS and len(srcs) == 1:
+    if is_winner(op) and len(srcs) == 1:
         return "picked: the winner"
     if ones and len(srcs) == 1 and kind in ("copy", "select", "sum", "extreme"):
         return "picked"
