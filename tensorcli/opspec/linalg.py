@@ -12,7 +12,6 @@ ENTRIES = {
     "inner": Op("tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain",
                 wording="contraction"),
     "outer": Op("tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain", wording="contraction"),
-    "ger": Op("tensorcli ger '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain", wording="contraction"),
     "addmm": Op("tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'"
                 " --alpha 2 --explain", wording="contraction"),
     "addmv": Op("tensorcli addmv '[10.0,20.0]' --mat '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --alpha 2 --explain"),
