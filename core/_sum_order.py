@@ -402,7 +402,7 @@ class _Level:
 
 class Dim0Sum:
     """torch's sum over dim 0 of a C-ordered (n, ...) float32/float64 array whose rows arrive in blocks
-    (tensorcli's streamed reductions): `feed` consecutive blocks of rows, then `result()` equals
+    (a reduction streamed block by block): `feed` consecutive blocks of rows, then `result()` equals
     torch_sum(whole, {0}) bit for bit. The one-column case (a vector, n > 1) is not handled: None from
     `create`."""
 

@@ -319,8 +319,8 @@ def _resizable(root):
 
 
 def _size_kw(fn, kw):
-    """The `size=` keyword out of **kw (a named keyword-only parameter would change the signature
-    tensorcli reads); any other keyword is Python's TypeError, as torch's."""
+    """The `size=` keyword out of **kw (a named keyword-only parameter would change the op's public
+    signature); any other keyword is Python's TypeError, as torch's."""
     size = kw.pop("size", _NO_SIZE)
     if kw:
         raise TypeError(f"{fn}() got an unexpected keyword argument {next(iter(kw))!r}")

@@ -89,12 +89,10 @@ def doc_commands_from_text(text: str) -> list[str]:
 
 def op_commands() -> list[tuple[str, str]]:
     """(command, example args) for every op command; the example as --help shows it."""
-    code = ("import json, core\nfrom core.ops.registry import OPS\nfrom tensorcli import app\n"
-            "ex = getattr(app, 'EXAMPLES', {})\nrows = []\n"
-            "for n, i in OPS.items():\n"
-            "    if not i.cli: continue\n"
-            "    e = i.extras.get('cli_example') or (('tensorcli ' + n.replace('_','-') + ' ' + ex[n]) if n in ex else None)\n"
-            "    rows.append([n.replace('_','-'), e if isinstance(e, str) or e is None else e[0]])\n"
+    code = ("import json, core\nfrom core.ops.registry import OPS\nfrom tensorcli import opspec\nrows = []\n"
+            "for n in OPS:\n"
+            "    if not opspec.is_command(n): continue\n"
+            "    rows.append([opspec.command_name(n), opspec.examples(n)[0]])\n"
             "print(json.dumps(rows))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), cwd=ROOT)
     if p.returncode:

@@ -5,7 +5,7 @@ and write tensorcli/services/grad_nodes.py, which `--backward` reads to name tor
 
     python scripts/torch_grad_nodes.py          # needs torch; ~5 min of CPU
 
-Each op command runs its registered example (cli_example) with --backward; the same call runs in
+Each op command runs its example (tensorcli/opspec/) with --backward; the same call runs in
 torch (the conversion of tests/tensorcli/services/test_explain_every_op.py: leaves of the same dtype, other tensors as
 they are); the table keeps, per op, core's node set and torch's at that call.
 tests/tensorcli/services/test_grad_nodes.py checks the table against torch on a sample.

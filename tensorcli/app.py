@@ -1,7 +1,7 @@
 """tensorcli's Typer group, `main()` and the fast path.
 
 Commands come from `tensorcli/commands/` (contract in its __init__); the op commands, one per
-registry entry with `cli=True`, from `tensorcli/commands/op.py` (parameters: `tensorcli/spec.py`).
+registered op with an entry in `tensorcli/opspec/`, from `tensorcli/commands/op.py` (parameters: `tensorcli/spec.py`).
 `main()` builds only the op command named on the command line (the fast path), and `--help`
 lists the op commands from a precomputed table without building them.
 Errors: everything goes through `tensorcli.errors` (one line on stderr, exit 2 for bad input;

@@ -1,12 +1,11 @@
 """How a registry signature becomes CLI parameters: the one place.
 
-Every `OpInfo` with `cli=True` becomes a command (`scatter_add` -> `tensorcli scatter-add`) whose
-parameters come from the op's Python signature through the naming conventions in `CONVENTIONS`
-(PyTorch's parameter names: `index` is a tensor, `dim` an int, `dims` a list of ints,
-`include_self` a flag, ...), then from the annotation or default (`Optional[int]` -> INT,
-`bool` -> FLAG, `Sequence[int]` -> INTS, ...). A registration refines a parameter with
-`register(..., cli_params={"indices": "tensor"})` (kinds: see `KINDS`), gives its `--help`
-example with `cli_example="tensorcli ..."` and choices with `cli_choices={"reduce": (...)}`.
+Every op with an `Op` entry in tensorcli/opspec/ becomes a command (`scatter_add` ->
+`tensorcli scatter-add`) whose parameters come from the op's Python signature through the entry's
+`params` (kinds: see `KINDS`), then the parameter-name table `opspec.NAMES` (PyTorch's parameter
+names: `index` is a tensor, `dim` an int, `dims` a list of ints, `include_self` a flag, ...), then the
+annotation or default (`Optional[int]` -> INT, `bool` -> FLAG, `Sequence[int]` -> INTS, ...). The
+entry also gives the `--help` example(s), choices and the explain formula.
 
 No Typer, no Rich, no core import here: `tensorcli.commands.op` builds Typer commands from these
 specs, `tensorcli.services.run_op` turns parsed values into the op's arguments.
@@ -17,7 +16,9 @@ import inspect
 import re
 from dataclasses import dataclass
 
-# -- parameter conventions (the one table) ------------------------------------------------
+from tensorcli import opspec
+
+# -- option kinds (which parameter gets which: opspec.NAMES and the op's entry) ------------
 
 TENSOR = "tensor"          # one tensor: JSON literal, .npy/.npz[:key]/.json path, or - (stdin)
 TENSORS = "tensors"        # several tensors: repeatable option, or several positional arguments
@@ -32,34 +33,13 @@ SKIP = "skip"              # not exposed (out=, device=, ...)
 EQUATION = "equation"      # einsum(*args): EQUATION then TENSORS, packed into the var-positional
 KINDS = (TENSOR, TENSORS, OPERAND, INT, INTS, DIM, NUMBER, FLAG, STR, SKIP, EQUATION)
 
-CONVENTIONS = {
-    **dict.fromkeys(("input", "self", "index", "src", "mask", "values", "other", "source", "tensor",
-                     "weight", "bias", "condition", "target", "mat2", "vec", "end", "exponent"), TENSOR),
-    **dict.fromkeys(("indices", "tensors", "operands"), TENSORS),
-    "repeats": OPERAND,
-    **dict.fromkeys(("dim0", "dim1", "dim2", "dimension", "start", "length", "step", "chunks", "sections",
-                     "diagonal", "offset", "num_classes", "k", "output_size", "start_dim", "end_dim",
-                     "n", "num_samples", "storage_offset"), INT),
-    **dict.fromkeys(("dim", "split_size_or_sections", "shifts", "destination"), DIM),
-    **dict.fromkeys(("dims", "sizes", "shape", "size", "stride", "split_sizes"), INTS),
-    **dict.fromkeys(("value", "alpha", "min", "max", "fill_value", "beta", "p", "eps", "scalar"), NUMBER),
-    **dict.fromkeys(("reduce", "equation", "mode", "rounding_mode", "indexing", "side"), STR),
-    **dict.fromkeys(("accumulate", "include_self", "keepdim", "largest", "sorted", "descending", "stable",
-                     "unbiased", "return_inverse", "return_counts", "right", "upper"), FLAG),
-    **dict.fromkeys(("out", "dtype", "sparse_grad", "layout", "device", "pin_memory", "requires_grad",
-                     "memory_format", "generator", "names", "unsafe"), SKIP),
-}
-# --explain: which tensor parameters carry DATA into the output (their elements are traced) and which
-# steer (index, mask, ...). This is PyTorch's parameter naming, like CONVENTIONS, so it lives here; an
-# op whose data parameter has another name says so with register(..., cli_data=("name", ...)).
-DATA_NAMES = ("input", "self", "src", "source", "values", "other", "tensors", "operands", "x", "y")
 SCALAR_DATA = ("value", "fill_value")       # a number written into the output
 OUT_NAMES = ("out", "self", "result", "output")   # names a formula uses for the output
 
 
 def data_names(info) -> tuple:
-    """The op's data parameters: DATA_NAMES plus its registration's `cli_data`."""
-    return DATA_NAMES + tuple(info.extras.get("cli_data", ()) or ())
+    """The op's data parameters (opspec.NAMES' data ones plus its entry's `data`)."""
+    return opspec.data_names(info.name)
 
 
 # Options that cannot be combined (PyTorch overloads: scatter(src) / scatter(value)).
@@ -195,12 +175,12 @@ def _default_kind(d) -> str:
 
 
 def param_kind(info, p) -> str:
-    """One parameter's kind: the registration's cli_params, then the TRANSITIONAL table, then the
-    naming conventions, then the annotation, then the default. `_private` parameters are skipped."""
+    """One parameter's kind: the op entry's `params`, then the naming conventions (opspec.NAMES), then
+    the annotation, then the default. `_private` parameters are skipped."""
     if p.name.startswith("_"):
         return SKIP
-    refine = info.extras.get("cli_params", {}) or {}
-    kind = refine.get(p.name) or CONVENTIONS.get(p.name)
+    e = opspec.entry(info.name)
+    kind = (e.params.get(p.name) if e is not None else None) or opspec.CONVENTIONS.get(p.name)
     if kind is None:
         kind = annotation_kind(p.annotation)
         if kind == FLAG and not isinstance(p.default, bool):
@@ -245,21 +225,14 @@ def classify(info) -> list[ParamSpec]:
 
 
 def command_name(opname: str) -> str:
-    return opname.replace("_", "-")
+    return opspec.command_name(opname)
 
 
 def rule_text(info, ndim=2, dim=1) -> str | None:
     """The op's formula for a representative call (2-D, dim=1), or None."""
-    if info.rule is None:
-        return None
-    try:
-        r = info.rule(ndim, dim)
-    except Exception:  # noqa: BLE001 - a rule that needs more arguments: no formula in the listing
-        return None
-    return r if isinstance(r, str) else None
+    return opspec.rule_text(info.name, ndim, dim)
 
 
 def examples(info) -> list[str]:
-    """The op's runnable examples: its registration's `cli_example` (a string or a list)."""
-    ex = info.extras.get("cli_example")
-    return [ex] if isinstance(ex, str) else list(ex or [])
+    """The op's runnable examples: its entry's `example` (a string or a list)."""
+    return opspec.examples(info.name)

@@ -141,27 +141,6 @@ def _parse_sublists(args):
     return (eq_in + "->" + eq) if eq is not None else eq_in, ops
 
 
-def _einsum_rule(ndim, dim=None, equation=None, **kw):
-    if not isinstance(equation, str):
-        return None
-    eq = equation.replace(" ", "")
-    lhs, _, rhs = eq.partition("->")
-    ins = lhs.split(",")
-    if "->" not in eq:
-        counts = {}
-        for c in lhs.replace(",", "").replace(".", ""):
-            counts[c] = counts.get(c, 0) + 1
-        rhs = "".join(sorted((c for c, n in counts.items() if n == 1), key=_label_to_subscript))
-    summed = sorted({c for c in lhs if c.isalpha()} - set(rhs), key=_label_to_subscript)
-    prod = " * ".join(f"operands[{k}]{_idx(s)}" for k, s in enumerate(ins))
-    total = f"Σ_{','.join(summed)} " if summed else ""
-    return f"out{_idx(rhs)} = {total}{prod}"
-
-
-def _idx(labels):
-    return "".join("[...]" if c == "." else f"[{c}]" for c in labels.replace("...", "."))
-
-
 def _parse_lhs(lhs, num_ops):
     """Labels (subscripts, _ELLIPSIS for '...') of each operand in the equation's left-hand side."""
     op_labels = [[] for _ in range(num_ops)]
@@ -363,8 +342,7 @@ def _contract(ops, dim_counts, out_num_dim, perm_index):
     return ops[0]
 
 
-@register(category="shape", rule=_einsum_rule, cli=True,
-          cli_example="tensorcli einsum 'ij,jk->ik' '[[1,2],[3,4]]' '[[1,0],[0,1]]'", cli_params={"args": "equation"})
+@register(category="shape")
 def einsum(*args):
     """Einstein summation: 'ij,jk->ik' style equations with spaces, '...', implicit output and repeated labels."""
     if len(args) < 2:
@@ -393,9 +371,7 @@ def einsum(*args):
     return res
 
 
-@register(category="linalg", methods=(),
-          cli=True, cli_example="tensorcli tensordot '[[1.0,2.0],[3.0,4.0]]' --b '[[5.0,6.0],[7.0,8.0]]' --dims 1 --explain",
-          cli_params={'dims': 'dim'})
+@register(category="linalg", methods=())
 def tensordot(a, b, dims=2, out=None):
     """Contract dims of a with dims of b (an int n: last n of a with first n of b; or two dim lists)."""
     if isinstance(dims, Tensor):

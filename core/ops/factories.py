@@ -100,7 +100,7 @@ class FillBackward1(Op):
         return g * 0, g.sum()
 
 
-@register(category="pointwise", cli=True, cli_example="tensorcli fill '[1.0, 2.0, 3.0]' --value 7 --explain")
+@register(category="pointwise")
 def fill(input, value):
     """torch.fill(input, value): a new tensor of input's shape and dtype filled with value (no gradient to
     input; a 0-d tensor value gets the sum of the gradient)."""

@@ -474,8 +474,7 @@ def _normal_tensor(mean, std, tm, ts, generator):
     return NormalBackward1.apply(mean, res=res) if tm else NormalBackward2.apply(std, res=res)
 
 
-@register(category="random", methods=("bernoulli",),
-          cli=True, cli_example="tensorcli bernoulli '[0,0.5,1]' --explain")
+@register(category="random", methods=("bernoulli",))
 def bernoulli(input, p=None, *, generator=None, out=None):
     """torch.bernoulli(input): 1 with probability input[i] (empty_like(input).bernoulli_(input));
     bernoulli(input, p) draws with the scalar p."""
@@ -500,9 +499,7 @@ def _resize_out(out, shape):
     return out
 
 
-@register(category="random", methods=("multinomial",),
-          cli=True,
-          cli_example="tensorcli multinomial '[[0.1,0.9],[0.5,0.5]]' --num-samples 2 --replacement --explain")
+@register(category="random", methods=("multinomial",))
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """torch.multinomial: without replacement (or one sample) argmax / topk of p / q with
     q = empty_like(p).exponential_(1); with replacement, a uniform double per sample looked up in
@@ -556,8 +553,7 @@ def _check_rows(rows):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-@register(category="random",
-          cli=True, cli_example="tensorcli poisson '[0.5,2,10]' --explain")
+@register(category="random")
 def poisson(input, generator=None):
     """torch.poisson(rates): one Poisson draw per rate, as ATen's sample_poisson."""
     if not input.dtype.is_floating_point:
@@ -569,8 +565,7 @@ def poisson(input, generator=None):
     return Tensor._make(K.poisson(gen, src).reshape(src.shape).astype(src.dtype, copy=False))
 
 
-@register(category="random", cli_reason="draws from the generator: call torch.binomial after torch.manual_seed "
-                                         "in an expression")
+@register(category="random")
 def binomial(count, prob, generator=None):
     """torch.binomial(count, prob): one Binomial(count, prob) draw per element, as ATen's CPU kernel
     (same generator stream: BTRS or geometric inversion per element, in memory order)."""

@@ -1,6 +1,6 @@
 """The op registry: each public op is registered once with its metadata. Tensor methods,
 reflected dunders and in-place variants are recorded here (METHODS) and attached by core/_bind.py;
-the `core.X` namespace and the CLI's commands come from the same entries (signature + metadata)."""
+the `core.X` namespace comes from the same entries. Semantics only: nothing here is about a CLI."""
 from __future__ import annotations
 
 import functools
@@ -15,21 +15,19 @@ from .inplace import make_inplace
 
 
 class OpInfo:
-    """One registered op. `fn` is the public function (PyTorch's signature); `rule`
-    gives the `out[i][j] = ...` formula for data-movement ops as a function of (ndim, dim).
+    """One registered op. `fn` is the public function (PyTorch's signature); `kind` says how its
+    output elements relate to its inputs' ('gather', 'scatter', 'view' for data-movement ops, else None).
     (A plain class with a dataclass's constructor, repr and equality: @dataclass costs ~0.4 ms of
     `import core`.)"""
 
-    FIELDS = ("name", "fn", "category", "summary", "methods", "inplace", "kind", "rule", "cli", "extras")
+    FIELDS = ("name", "fn", "category", "summary", "methods", "inplace", "kind")
     __match_args__ = FIELDS
     __hash__ = None
 
-    def __init__(self, name, fn, category, summary, methods=(), inplace=None, kind=None, rule=None, cli=False,
-                 extras=None):
+    def __init__(self, name, fn, category, summary, methods=(), inplace=None, kind=None):
         self.name, self.fn, self.category, self.summary = name, fn, category, summary
         self.methods, self.inplace = methods, inplace
-        self.kind = kind          # 'gather' | 'scatter' | 'view' | None: drives --explain
-        self.rule, self.cli, self.extras = rule, cli, {} if extras is None else extras
+        self.kind = kind          # 'gather' | 'scatter' | 'view' | None
 
     def _values(self):
         return tuple(getattr(self, f) for f in self.FIELDS)
@@ -126,7 +124,7 @@ def summary_of(doc: str) -> str:
 
 
 def register(name=None, *, category, methods=(), inplace=None, function=True, summary=None,
-             kind=None, rule=None, cli=False, **extras):
+             kind=None):
     """Register a public op function. `methods` are attached to Tensor (the function's
     first parameter is self); `inplace` is a method name (generic in-place variant built
     from the out-of-place function) or a (name, callable) pair for a custom in-place."""
@@ -136,7 +134,7 @@ def register(name=None, *, category, methods=(), inplace=None, function=True, su
         opname = name or fn.__name__
         doc = summary or summary_of(inspect.getdoc(fn) or "")
         inplace_name = inplace[0] if isinstance(inplace, tuple) else inplace
-        OPS[opname] = OpInfo(opname, fn, category, doc, tuple(methods), inplace_name, kind, rule, cli, extras)
+        OPS[opname] = OpInfo(opname, fn, category, doc, tuple(methods), inplace_name, kind)
         if function:
             FUNCTIONS[opname] = fn
         for m in methods:

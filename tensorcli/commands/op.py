@@ -1,9 +1,10 @@
-"""The op commands: one Typer command per registry entry with `cli=True` (`scatter_add` ->
-`tensorcli scatter-add`), parameters from `tensorcli.spec`, body = parse -> services.run_op -> render.
+"""The op commands: one Typer command per registered op with an `Op` entry in tensorcli/opspec/
+(`scatter_add` -> `tensorcli scatter-add`), parameters from `tensorcli.spec`, body = parse ->
+services.run_op -> render.
 
 `register(app, names)` adds them (only `names` on main()'s fast path). `tensorcli --help` lists
 them from the generated table op_table.py without importing core (regenerate it with
-`python scripts/regenerate.py` after adding or changing op registrations).
+`python scripts/regenerate.py` after adding or changing an op's registration or its opspec entry).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import List, Optional
 
 import typer
 
+from tensorcli import opspec
 from tensorcli.commands import escape_markup as _escape, fold_example
 from tensorcli.commands.options import (AtOpt, DebugOpt, DtypeOpt, ExplainOpt, FullDataOpt, JsonOpt, MaxBytesOpt,
                                         MaxRowsOpt, NoColorOpt, OutOpt, QuietOpt, TimeoutOpt)
@@ -82,7 +84,7 @@ def _typer_param(spec: ParamSpec, info):
     if spec.kind == TENSORS:
         return Optional[List[str]], typer.Option(... if spec.required else None, spec.cli, metavar="TENSOR",
                                                  help=help_, show_default=False)
-    choices = (info.extras.get("cli_choices") or {}).get(spec.name)
+    choices = opspec.entry(info.name).choices.get(spec.name)
     if choices:
         help_ = (help_ + " " if help_ else "") + "One of: " + ", ".join(choices) + "."
     ann = Optional[int] if spec.kind == INT else Optional[str]
@@ -104,17 +106,17 @@ _COMMON = (("cli_dtype", DtypeOpt, None), ("cli_out", OutOpt, None), ("cli_json"
            ("cli_full_data", FullDataOpt, False), ("cli_quiet", QuietOpt, False))
 
 
-# Options that only work on some ops: (group, option names). An op's registration says which
-# groups it cannot offer: cli_explain=False (no element mapping: nonzero, one_hot, ...) drops the
-# explain group, cli_backward=False (no gradient: argmax, ...) the backward one; --max-rows goes
-# with whichever table remains.
+# Options that only work on some ops: (group, option names). An op's entry says which groups it
+# cannot offer: Op(explain=False) (no element mapping) drops the explain group, Op(backward=False)
+# (no gradient) the backward one; --max-rows goes with whichever table remains.
 _GROUPS = {"explain": ("cli_explain", "cli_at", "cli_grid", "cli_svg"), "backward": ("cli_backward", "cli_grad_output")}
 _DEFAULTS = {name: default for name, _, default in _COMMON}
 
 
 def _offered(info) -> set:
     """The option groups (explain, backward) this op's command offers."""
-    return {g for g in _GROUPS if info.extras.get("cli_" + g, True) is not False}
+    e = opspec.entry(info.name)
+    return {g for g in _GROUPS if getattr(e, g, True) is not False}
 
 
 def _common_options(info):
@@ -157,7 +159,7 @@ def register(app, names=None):
     for name, info in list(OPS.items()):   # (a lazy entry read below imports its family: OPS may grow)
         if names is not None and command_name(name) not in names:
             continue   # (before reading `info`: a lazy family's entry would import the family)
-        if not info.cli:
+        if not opspec.is_command(name):
             continue
         cb, help_ = make_op_command(info)
         app.command(command_name(name), help=help_, rich_help_panel=f"{info.category} ops",
@@ -174,7 +176,7 @@ def command_table() -> list[tuple[str, str, str]]:
     """(command, help panel, short help) of every op command, in registry order."""
     from core.ops.registry import OPS   # the registry is core: only when (re)generating the table
     return [(command_name(name), f"{info.category} ops", _escape(info.summary or ""))
-            for name, info in list(OPS.items()) if info.cli]
+            for name, info in list(OPS.items()) if opspec.is_command(name)]
 
 
 def _generated(doc, name, rows) -> str:

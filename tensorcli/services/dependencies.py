@@ -23,10 +23,8 @@ import numpy as np
 
 import core
 
-# operands that select or steer rather than flow into the result
-STEERING = frozenset({"index", "indices", "mask", "condition", "target", "offsets", "boundaries",
-                      "sorted_sequence", "repeats", "weight_index", "labels", "running_mean", "running_var",
-                      "per_sample_weights", "attn_mask"})
+from .. import opspec
+
 MAX_JACOBIAN_ROWS = 100_000
 MAX_BACKWARD_ELEMENTS = 20_000
 
@@ -109,8 +107,9 @@ def _leaf(t, convert_ints):
 def differentiable_copies(call, convert_ints=True):
     """(values with float64 leaves for the data operands, {label: leaf}); the rest unchanged."""
     out, leaves = dict(call.values), {}
+    steering = opspec.steering(call.info.name)   # operands that select or steer: kept as they are
     for name, v in call.values.items():
-        if name in STEERING:
+        if name in steering:
             continue
         if isinstance(v, core.Tensor):
             leaf = _leaf(v, convert_ints)
@@ -184,8 +183,9 @@ def generic_call(call, seed=0):
     factors."""
     rng = np.random.default_rng(seed)
     vals = dict(call.values)
+    steering = opspec.steering(call.info.name)
     for name, v in call.values.items():
-        if name in STEERING:
+        if name in steering:
             continue
         if isinstance(v, core.Tensor) and (v.is_floating_point() or not v.dtype == core.bool):
             vals[name] = core.from_numpy(rng.uniform(0.5, 1.5, size=tuple(v.shape)))

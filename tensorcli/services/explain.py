@@ -13,10 +13,10 @@ The mapping is derived by RUNNING THE OP ITSELF on position tensors, never re-im
   equal the coded run (otherwise the reduction is not a sum, and one-hot probes are used).
 * For scatter-like ops (kind 'scatter') rows are per src element: where it lands. An element
   that lands nowhere visible lost a collision (plain scatter: PyTorch leaves the winner
-  undefined) or is unused; the op's formula (OpInfo.rule), evaluated with the concrete
+  undefined) or is unused; the op's formula (its opspec entry's `rule`), evaluated with the concrete
   indices, says which.
 
-The formula: `OpInfo.rule(ndim, dim)` returns e.g. 'out[i][j] = input[i][index[i][j]]'; ndim is
+The formula: the entry's `rule(ndim, dim)` returns e.g. 'out[i][j] = input[i][index[i][j]]'; ndim is
 INPUT's rank and dim the op's `dim` wrapped to be non-negative (against the larger of the input
 and output ranks). If the rule function takes further parameters (or **kwargs), the op's other
 arguments are passed by name (`dims`, `sizes`, `dim0`...). The formula is parsed (names with
@@ -38,6 +38,7 @@ from core import Tensor
 
 from ..errors import CliError
 from ..io import c_order as _c_order, json_scalar
+from .. import opspec
 from ..spec import OUT_NAMES, SCALAR_DATA, data_names
 from .explain_rule import Cell, Eval, bind, find_ref, index_lookups, parse_rule, pattern
 from .text import fmt_value
@@ -324,17 +325,18 @@ def _onehot_contributors(call, ops, mixed):
 
 
 def _rule_for(call, ndim, dim):
-    info = call.info
-    if info.rule is None:
+    e = opspec.entry(call.info.name)
+    rule = e.rule if e is not None else None
+    if rule is None:
         return None
     try:
-        params = inspect.signature(info.rule).parameters
+        params = inspect.signature(rule).parameters
         has_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         extra = {k: (list(v) if isinstance(v, tuple) else v) for k, v in call.values.items()
                  if k not in ("dim",) and not isinstance(v, Tensor)
                  and not (isinstance(v, (tuple, list)) and v and isinstance(v[0], Tensor))
                  and (has_kw or k in params)}
-        r = info.rule(ndim, dim, **extra)
+        r = rule(ndim, dim, **extra)
     except Exception:  # noqa: BLE001 - a rule that cannot describe this call: rows from the runs
         return None
     return r if isinstance(r, str) else None

@@ -11,11 +11,12 @@ import numpy as np
 
 from core import Tensor
 
+from .. import opspec
 from ..errors import CliError
 from . import dependencies as deps, explain as movement, explain_kinds as kinds, explain_values as values
 from .dependencies import Source
 
-ARG_EXTREMES = {"argmax": "max", "argmin": "min"}
+ARG_EXTREMES = {"argmax": "max", "argmin": "min"}   # an op entry's wording -> the extreme it picks
 
 
 def explain(call, result, *, at=None, max_rows=0) -> movement.Explanation:
@@ -25,7 +26,7 @@ def explain(call, result, *, at=None, max_rows=0) -> movement.Explanation:
         if at is None or big <= movement.MAX_EXPLAIN_ELEMENTS:
             return movement.explain(call, result, at=at, max_rows=max_rows)
         # one element of a large movement op: autograd of that element only
-    if call.info.name in ARG_EXTREMES:
+    if opspec.wording(call.info.name) in ARG_EXTREMES:
         return _arg_extreme(call, result, at, max_rows)
     return _dependencies(call, result, at, max_rows)
 
@@ -56,7 +57,7 @@ def _dependencies(call, result, at, max_rows):
     at = _check_at(at, tuple(first.shape))
     rows, total, kind = _rows(call, result, at, max_rows)
     ctx = {"shapes": {deps.label(call, n): tuple(v.shape) for n, v in call.values.items()
-                      if isinstance(v, Tensor) and n not in deps.STEERING}}
+                      if isinstance(v, Tensor) and n not in opspec.steering(info.name)}}
     if kind == "extreme":
         ctx.update(_candidates(call))
     if kind == "spread":   # an element equal to the mean has derivative 0: its slice from generic inputs
@@ -221,7 +222,7 @@ def _candidates(call):
 
 def _arg_extreme(call, result, at, max_rows):
     """argmax/argmin: no gradient, so rows from the value: the candidates and the winner."""
-    which = ARG_EXTREMES[call.info.name]
+    which = ARG_EXTREMES[opspec.wording(call.info.name)]
     x = call.values["input"]
     data = np.asarray(x._data)
     dim = call.values.get("dim")

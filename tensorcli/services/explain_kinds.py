@@ -19,19 +19,11 @@ import math
 
 import numpy as np
 
+from .. import opspec
+
 SHOW_TERMS = 6            # long sums: the first terms, an ellipsis and a count
-SUMS = {"sum", "cumsum", "nansum", "trace", "add", "sub"}
-MEANS = {"mean", "nanmean", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
-         "adaptive_avg_pool2d", "adaptive_avg_pool3d"}
-EXTREMES = {"max": "max", "min": "min", "amax": "max", "amin": "min", "max_pool1d": "max", "max_pool2d": "max",
-            "max_pool3d": "max", "max_pool2d_with_indices": "max", "adaptive_max_pool1d": "max",
-            "adaptive_max_pool2d": "max", "cummax": "max", "cummin": "min"}
-CONTRACTIONS = {"matmul", "mm", "bmm", "einsum", "linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                "conv_transpose2d", "dot", "mv", "inner", "outer", "tensordot", "bilinear", "addmm", "baddbmm"}
-SOFTMAX = {"softmax", "log_softmax"}
-NORMS = {"layer_norm", "batch_norm", "group_norm", "instance_norm"}
-SPREADS = {"var", "std", "var_mean", "std_mean"}
-LOGSUMEXP = {"logsumexp"}
+# which rows get which wording: the op entry's `wording` (tensorcli/opspec/), e.g. Op(..., wording="mean")
+EXTREMES = ("max", "min")
 
 
 def g(v) -> str:
@@ -62,25 +54,13 @@ def joined(items, sep=" + "):
 def kind_of(info, rows) -> str:
     """'copy' (movement) | 'elementwise' | 'sum' | 'mean' | 'extreme' | 'contraction' | 'softmax' | 'norm'
     | 'select' (each output element is one input element) | 'jacobian' (the fallback)."""
-    name = info.name
     if info.kind:
         return "copy"
-    if name in EXTREMES:
+    wording = opspec.wording(info.name)
+    if wording in EXTREMES:
         return "extreme"
-    if name in CONTRACTIONS:
-        return "contraction"
-    if name in SOFTMAX:
-        return "softmax"
-    if name in NORMS:
-        return "norm"
-    if name in SPREADS:
-        return "spread"
-    if name in LOGSUMEXP:
-        return "logsumexp"
-    if name in MEANS:
-        return "mean"
-    if name in SUMS:
-        return "sum"
+    if wording in ("contraction", "softmax", "norm", "spread", "logsumexp", "mean", "sum"):
+        return wording
     if info.category in ("pointwise", "activation") or _looks_elementwise(rows):
         return "elementwise"
     if rows and all(len(r.sources) <= 1 and all(s.weight == 1 for s in r.sources) for r in rows):
@@ -161,7 +141,7 @@ def _mean(info, row, ctx, lhs):
 
 
 def _extreme(info, row, ctx, lhs):
-    which = EXTREMES[info.name]
+    which = opspec.wording(info.name)
     cands = ctx.get("candidates", lambda r: None)(row)
     if len(row.sources) > 1:        # ties over a whole tensor: torch splits the gradient evenly
         won = ", ".join(s.ref() for s in row.sources)
@@ -323,9 +303,14 @@ def _jacobian(info, row, ctx, lhs):
     return f"{lhs} = {info.name}({refs}) = {g(row.value)}  (∂out/∂input per element: see the inputs read)"
 
 
-# ops whose rows pick one element among candidates: that element is "the winner" (text and JSON)
-WINNERS = set(EXTREMES) | {"argmax", "argmin", "sort", "msort", "topk", "median", "nanmedian", "kthvalue",
-                           "mode", "masked.amax", "masked.amin", "masked.median", "masked.argmax", "masked.argmin"}
+# ops whose rows pick one element among candidates: that element is "the winner" (text and JSON): the
+# extremes (an entry's wording "max" / "min") and these
+WINNERS = {"argmax", "argmin", "sort", "msort", "topk", "median", "nanmedian", "kthvalue",
+           "mode", "masked.amax", "masked.amin", "masked.median", "masked.argmax", "masked.argmin"}
+
+
+def is_winner(op) -> bool:
+    return op in WINNERS or opspec.wording(op) in EXTREMES
 
 
 def _weights_shown(row, kind):
@@ -343,7 +328,7 @@ def weight_word(row, kind, op=None) -> str | None:
     if not srcs or any(s.weight is None for s in srcs):
         return None
     ones = all(s.weight == 1 for s in srcs)
-    if op in WINNERS and len(srcs) == 1:
+    if is_winner(op) and len(srcs) == 1:
         return "picked: the winner"
     if ones and len(srcs) == 1 and kind in ("copy", "select", "sum", "extreme"):
         return "picked"

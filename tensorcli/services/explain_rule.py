@@ -1,4 +1,4 @@
-"""--explain's formulas: parse `OpInfo.rule` text ('out[i][j] = input[i][index[i][j]]': names with
+"""--explain's formulas: parse an opspec entry's `rule` text ('out[i][j] = input[i][index[i][j]]': names with
 subscripts, integer arithmetic + - * // %), bind loop variables from the plain side and evaluate
 the other side with concrete indices."""
 from __future__ import annotations

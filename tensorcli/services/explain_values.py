@@ -19,7 +19,8 @@ import numpy as np
 import core
 from core import Tensor
 
-from .dependencies import STEERING, Row, Source, label
+from .. import opspec
+from .dependencies import Row, Source, label
 
 MAX_PROBE_ELEMENTS = 4096
 ELEMENTWISE_CATEGORIES = ("pointwise", "comparison", "logical", "random")
@@ -43,9 +44,9 @@ def first_tensor(result):
 
 def operands(call, steering=False):
     """[(label, ndarray)] of the call's tensor operands in call order (steering ones only if asked)."""
-    out = []
+    out, steer = [], opspec.steering(call.info.name)
     for name, v in call.values.items():
-        if name in STEERING and not steering:
+        if name in steer and not steering:
             continue
         if isinstance(v, Tensor):
             out.append((label(call, name), np.asarray(v._data)))
@@ -73,7 +74,7 @@ def broadcast_rows(call, result, *, at=None, max_rows=0, weights=None):
     out = first_tensor(result)
     res = np.asarray(out._data)
     ops = [(lab, a) for lab, a in operands(call, steering=True) if np.broadcast_shapes(a.shape, res.shape) == res.shape]
-    steer = {label(call, n) for n in call.values if n in STEERING}     # where's condition: no weight
+    steer = {label(call, n) for n in call.values if n in opspec.steering(call.info.name)}     # where's condition: no weight
     picks, total = _positions(res.shape, at, max_rows)
     rows = []
     for o in picks:
@@ -145,9 +146,9 @@ def _run(call, name, k, arr):
 def probe_rows(call, result, *, at=None, max_rows=0):
     """Rows from probing: out[o] lists the data operand elements whose change changes out[o]."""
     base = np.asarray(first_tensor(result)._data)
-    items = []
+    items, steer = [], opspec.steering(call.info.name)
     for name, v in call.values.items():
-        if name in STEERING:
+        if name in steer:
             continue
         if isinstance(v, Tensor):
             items.append((name, None, v))

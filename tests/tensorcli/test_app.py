@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from core.ops.registry import OPS
 from conftest import cli_app_with
 from tensorcli import app as cli_app
+from tensorcli import opspec
 from tensorcli import spec as cli_spec
 from tensorcli import io as tio
 
@@ -41,7 +42,7 @@ def run(app):
 
 def need(op):
     info = OPS.get(op)
-    if info is None or not info.cli:
+    if info is None or not opspec.is_command(op):
         pytest.skip(f"op {op} has no command yet")
     return info
 
@@ -198,8 +199,8 @@ def test_op_reads_every_input_form(torch, run, tmp_path, form, case):
 
 def test_every_op_command_has_a_runnable_example():
     # tests/tensorcli/commands/test_op.py runs each one; the cases above check chosen commands against torch
-    missing = sorted(n for n, i in OPS.items() if i.cli and not i.extras.get("cli_example"))
-    assert not missing, f"op commands without a cli_example: {missing}"
+    missing = sorted(n for n in OPS if opspec.is_command(n) and not opspec.examples(n))
+    assert not missing, f"op commands without an example: {missing}"
 
 
 def _help_parts(app):
@@ -213,7 +214,7 @@ def _help_parts(app):
     group = typer.testing._get_command(app)
     root = _click.Context(group, info_name="tensorcli")
     parts = {}
-    for name in (n for n, i in OPS.items() if i.cli):
+    for name in (n for n in list(OPS) if opspec.is_command(n)):
         command = cli_spec.command_name(name)
         cmd = group.get_command(root, command)
         ctx = _click.Context(cmd, info_name=command, parent=root)
@@ -231,13 +232,13 @@ def test_every_op_command_has_help(app, run):
     checked from the pieces each screen is drawn from; one command per category (the one with the most
     parameters) and gather are drawn in full, as `tensorcli CMD --help` prints them."""
     parts = _help_parts(app)
-    assert len(parts) == sum(1 for i in OPS.values() if i.cli) > 400
+    assert len(parts) == sum(1 for n in list(OPS) if opspec.is_command(n)) > 400
     for command, (usage, text, opts, _) in parts.items():
         assert f"tensorcli {command} " in usage + " " and f"tensorcli {command}" in text, command
         assert {"--json", "--explain"} <= opts, command
     categories = {}
-    for name, info in OPS.items():
-        if info.cli:
+    for name, info in list(OPS.items()):
+        if opspec.is_command(name):
             categories.setdefault(info.category, []).append(cli_spec.command_name(name))
     sample = {max(cmds, key=lambda c: parts[c][3]) for cmds in categories.values()} | {"gather"}
     for command in sorted(sample):
@@ -363,7 +364,7 @@ def test_ops_json_for_3d(run):
     obj = json.loads(run("ops", "--json", "--ndim", "3", "--dim", "2").stdout)
     row = next(o for o in obj["ops"] if o["op"] == "gather")
     assert row["command"] == "gather" and row["kind"] == "gather"
-    assert row["rule"] == info.rule(3, 2)
+    assert row["rule"] == opspec.entry("gather").rule(3, 2)
     assert row["summary"] == info.summary
 
 
@@ -389,9 +390,9 @@ def test_no_color_option_and_env_strip_ansi(run):
 
 # -- how commands are generated ------------------------------------------------------------------
 
-def _fake_info(fn, **extras):
+def _fake_info(fn):
     from core.ops.registry import OpInfo
-    return OpInfo(fn.__name__, fn, "test", "A fake op.", extras=extras)
+    return OpInfo(fn.__name__, fn, "test", "A fake op.")
 
 
 def test_classify_follows_pytorch_parameter_names():
@@ -405,10 +406,11 @@ def test_classify_follows_pytorch_parameter_names():
                      "include_self": ("flag", False, False)}
 
 
-def test_classify_var_positional_and_refinement():
+def test_classify_var_positional_and_refinement(monkeypatch):
     def fake2(input, *sizes, indices=None, mystery=None):
         pass
-    specs = {s.name: s.kind for s in cli_spec.classify(_fake_info(fake2, cli_params={"mystery": "ints"}))}
+    monkeypatch.setitem(opspec.ENTRIES, "fake2", opspec.Op("tensorcli fake2 '[1]'", params={"mystery": "ints"}))
+    specs = {s.name: s.kind for s in cli_spec.classify(_fake_info(fake2))}
     assert specs == {"input": "tensor", "sizes": "ints", "indices": "tensors", "mystery": "ints"}
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from core.ops.registry import OPS
+from tensorcli import opspec
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -28,7 +29,7 @@ ENV = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "PY_COLOR
 
 def need(*ops):
     for op in ops:
-        if op not in OPS or not OPS[op].cli:
+        if op not in OPS or not opspec.is_command(op):
             pytest.skip(f"{op} has no command yet")
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from core.ops.registry import OPS
 from conftest import cli_app_with
 from tensorcli import app as cli_app
+from tensorcli import opspec
 
 DATA = os.path.join(TESTS, "data")
 X = "[[1,2,3],[4,5,6]]"
@@ -116,7 +117,7 @@ def test_bad_input_exits_2_with_one_line(app, tmp_path, monkeypatch, case):
     _, argv, stdin, needle = case
     cmd = argv[0]
     op = cmd.replace("-", "_")
-    if op in OPS and not OPS[op].cli or (op not in OPS and cmd not in ("show", "ops", "gatherr")):
+    if op in OPS and not opspec.is_command(op) or (op not in OPS and cmd not in ("show", "ops", "gatherr")):
         pytest.skip(f"{cmd} has no command yet")
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(app, argv, input=stdin, env={"NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1"})

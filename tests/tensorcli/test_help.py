@@ -168,18 +168,21 @@ def _help_of(info):
     return CliRunner().invoke(app, [info.name, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"}).output, app
 
 
-@pytest.mark.parametrize("extras, absent, present", [
-    ({"cli_backward": False}, ("--backward", "--grad-output"), ("--explain", "--at", "--max-rows", "--grid")),
-    ({"cli_explain": False}, ("--explain", "--at", "--grid", "--svg"), ("--backward", "--max-rows")),
-    ({"cli_explain": False, "cli_backward": False}, ("--explain", "--at", "--backward", "--max-rows"), ("--json",)),
+@pytest.mark.parametrize("offers, absent, present", [
+    ({"backward": False}, ("--backward", "--grad-output"), ("--explain", "--at", "--max-rows", "--grid")),
+    ({"explain": False}, ("--explain", "--at", "--grid", "--svg"), ("--backward", "--max-rows")),
+    ({"explain": False, "backward": False}, ("--explain", "--at", "--backward", "--max-rows"), ("--json",)),
 ])
-def test_explain_and_backward_options_only_where_the_op_offers_them(extras, absent, present):
+def test_explain_and_backward_options_only_where_the_op_offers_them(offers, absent, present, monkeypatch):
     import copy
     from typer.testing import CliRunner
     from core.ops.registry import OPS
-    info = copy.copy(OPS["gather"])
-    info.extras = {**info.extras, **extras}
-    out, app = _help_of(info)
+    from tensorcli import opspec
+    entry = copy.copy(opspec.ENTRIES["gather"])
+    for group, offered in offers.items():
+        setattr(entry, group, offered)
+    monkeypatch.setitem(opspec.ENTRIES, "gather", entry)
+    out, app = _help_of(OPS["gather"])
     options = "\n".join(ln for ln in out.splitlines() if ln.startswith("│"))   # the option table
     for flag in absent:
         assert f" {flag} " not in options, flag

@@ -6,7 +6,7 @@ slice_scatter / diagonal_scatter (scatter_views), unravel_index, and `Tensor.__g
 (getitem, setitem; basic indexing returns views, advanced indexing follows NumPy/PyTorch placement).
 
 Each submodule registers its ops when it is imported. `import core` imports none of them: each is a lazy
-unit of its own (core/ops/families.py), so `tensorcli gather` imports gather_scatter.py and what it
+unit of its own (core/ops/families.py), so a first `gather` imports gather_scatter.py and what it
 imports; the names other modules import from this package are re-exported on first use (_EXPORTS)."""
 from .. import registry
 

@@ -15,7 +15,6 @@ from ..registry import register
 from ._common import (_INT_IDX, _assert_no_overlap, _fast_inplace, _lst, _nonempty_dim, _nonempty_size, _out_arg,
                       _value_scalar)
 from .kernels import _gather_np, _scatter_apply
-from .rules import _gather_rule, _scatter_add_rule, _scatter_rule
 
 
 # -- gather ---------------------------------------------------------------------------------------------------
@@ -55,8 +54,7 @@ class GatherBackward0(Op):
         return _scatter_into_zeros(g, ctx.dim, index, ctx.shape)
 
 
-@register(category="indexing", methods=("gather",), kind="gather", rule=_gather_rule, cli=True,
-          cli_example="tensorcli gather '[[1,2,3],[4,5,6]]' --dim 1 --index '[[0,2],[1,0]]' --explain")
+@register(category="indexing", methods=("gather",), kind="gather")
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Collect values along dim: out[i][j] = input[i][index[i][j]] for dim=1 (shape of index).
 
@@ -182,9 +180,7 @@ _REDUCE_WARNING = ("The reduce argument of torch.scatter with Tensor src is depr
                    "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
 
 
-@register(category="indexing", methods=("scatter",), kind="scatter", rule=_scatter_rule, cli=True,
-          cli_example="tensorcli scatter '[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain",
-          cli_choices={"reduce": tuple(_REDUCE_OLD)})
+@register(category="indexing", methods=("scatter",), kind="scatter")
 def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     """Write src (tensor) or value (number) into a copy of input at index along dim.
 
@@ -226,8 +222,7 @@ class ScatterAddBackward0(Op):
         return g, g.gather(ctx.dim, index)
 
 
-@register(category="indexing", methods=("scatter_add",), kind="scatter", rule=_scatter_add_rule, cli=True,
-          cli_example="tensorcli scatter-add '[0,0,0,0]' --dim 0 --index '[1,3,1]' --src '[10,20,30]' --explain")
+@register(category="indexing", methods=("scatter_add",), kind="scatter")
 def scatter_add(input, dim, index, src, *, out=None):
     """Add src into a copy of input at index along dim (duplicate indices accumulate).
 

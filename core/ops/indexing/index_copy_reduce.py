@@ -14,7 +14,6 @@ from ._common import (_I64, _assert_no_overlap, _fast_inplace, _first_bad, _none
                       _out_of_range, _sname, _zeros_like)
 from .index_select_add_fill import _index_add_checks
 from .kernels import _scatter_reduce_np
-from .rules import _index_copy_rule, _index_reduce_rule
 
 # -- index_copy -------------------------------------------------------------------------------------------------
 
@@ -81,9 +80,7 @@ class IndexCopyBackward0(Op):
         return g.index_fill(ctx.dim, index, 0), gs
 
 
-@register(category="indexing", methods=("index_copy",), kind="scatter", rule=_index_copy_rule, cli=True,
-          cli_example="tensorcli index-copy '[[1,2,3],[4,5,6]]' --dim 1 --index '[2,0]' --source '[[10,20],[30,40]]' "
-                      "--explain")
+@register(category="indexing", methods=("index_copy",), kind="scatter")
 def index_copy(input, dim, index, source, *, out=None):
     """Copy of input with the slices of source written at index along dim: self[index[i]][j] = source[i][j]
     for dim=0. index is int64, 0-d or 1-d, within [0, input.size(dim)); for duplicates the last write wins."""
@@ -190,10 +187,7 @@ def _prod_grads(grad, self_, src, index, result, dim, include_self):
     return grad_self, grad_src
 
 
-@register(category="indexing", methods=("index_reduce",), kind="scatter", rule=_index_reduce_rule, cli=True,
-          cli_choices={"reduce": _INDEX_REDUCE},
-          cli_example="tensorcli index-reduce '[[1,2,3],[4,5,6]]' --dim 1 --index '[2,2]' --source '[[10,20],[30,40]]' "
-                      "--reduce amax --explain")
+@register(category="indexing", methods=("index_reduce",), kind="scatter")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """Reduce the slices of source into a copy of input at index along dim (prod, mean, amax or amin).
 

@@ -11,7 +11,6 @@ from ..registry import register
 from ._common import _assert_no_overlap
 from .advanced import (IndexPutBackward0, _check_put_value, _dtype_match, _prep_adv, _put_writer, _region_positions,
                        _write_inplace)
-from .rules import _index_put_rule
 
 
 def _index_put_entries(input, indices):
@@ -32,9 +31,7 @@ def _index_put_entries(input, indices):
 
 
 
-@register(category="indexing", methods=("index_put",), kind="scatter", rule=_index_put_rule, cli=True,
-          cli_example="tensorcli index-put '[[1,2,3],[4,5,6]]' --indices '[0,1]' --indices '[2,0]' --values '[9,8]' "
-                      "--accumulate --explain")
+@register(category="indexing", methods=("index_put",), kind="scatter")
 def index_put(input, indices, values, accumulate=False):
     """Copy of input with values written where a tuple of index tensors points (accumulate=True adds).
 

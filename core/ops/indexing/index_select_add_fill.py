@@ -11,7 +11,6 @@ from ..registry import register
 from ._common import (_I64, _INT_IDX, _assert_no_overlap, _fast_inplace, _first_bad, _lst, _nonempty_size,
                       _out_arg, _out_of_range, _sname, _value_scalar, _wrap_negative)
 from .kernels import _index_add_np
-from .rules import _index_add_rule, _index_fill_rule, _index_select_rule
 
 
 def _index_vector_checks(opname, input, dim, index):
@@ -44,8 +43,7 @@ class IndexSelectBackward0(Op):
         return z.index_add(ctx.dim, index.reshape(-1) if index.dim() else index, g)
 
 
-@register(category="indexing", methods=("index_select",), kind="gather", rule=_index_select_rule, cli=True,
-          cli_example="tensorcli index-select '[[1,2,3],[4,5,6]]' --dim 1 --index '[2,0]' --explain")
+@register(category="indexing", methods=("index_select",), kind="gather")
 def index_select(input, dim, index, *, out=None):
     """Pick whole slices along dim: out[i][j] = input[index[i]][j] for dim=0 (index is 0-d or 1-d)."""
     d, idx = _index_vector_checks("index_select", input, dim, index)
@@ -122,9 +120,7 @@ class IndexAddBackward0(Op):
         return g, gs
 
 
-@register(category="indexing", methods=("index_add",), kind="scatter", rule=_index_add_rule, cli=True,
-          cli_example="tensorcli index-add '[[1,2,3],[4,5,6]]' --dim 1 --index '[2,0]' --source '[[10,20],[30,40]]' "
-                      "--explain")
+@register(category="indexing", methods=("index_add",), kind="scatter")
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """Add alpha * source slices into a copy of input at index along dim (duplicates accumulate).
 
@@ -212,8 +208,7 @@ class IndexFillBackward1(Op):
         return g.index_fill(ctx.dim, index, 0), gv
 
 
-@register(category="indexing", methods=("index_fill",), kind="scatter", rule=_index_fill_rule, cli=True,
-          cli_example="tensorcli index-fill '[[1,2,3],[4,5,6]]' --dim 1 --index '[2,0]' --value -1")
+@register(category="indexing", methods=("index_fill",), kind="scatter")
 def index_fill(input, dim, index, value):
     """Fill the slices of a copy of input selected by index along dim with value.
 

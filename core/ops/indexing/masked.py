@@ -11,7 +11,6 @@ from ...tensor import Tensor
 from .. import registry
 from ..registry import register
 from ._common import _broadcast_pair, _expand_check, _fast_inplace, _lst, _out_arg, _sname, _value_scalar
-from .rules import _masked_fill_rule, _masked_scatter_rule, _masked_select_rule
 
 
 class MaskedFillBackward0(Op):
@@ -77,9 +76,7 @@ def _real_value(value):
     return bool(value) if isinstance(value, (complex, np.complexfloating)) else value
 
 
-@register(category="indexing", methods=("masked_fill",), kind="scatter", rule=_masked_fill_rule, cli=True,
-          cli_example="tensorcli masked-fill '[[1,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' "
-                      "--value 0")
+@register(category="indexing", methods=("masked_fill",), kind="scatter")
 def masked_fill(input, mask, value):
     """Copy of input (broadcast with mask) with value written where the bool mask is True.
 
@@ -137,9 +134,7 @@ class _MaskedScatterIntoZeros(Op):
         return masked_select(gg, mask)
 
 
-@register(category="indexing", methods=("masked_select",), kind="gather", rule=_masked_select_rule, cli=True,
-          cli_example="tensorcli masked-select '[[1,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' "
-                      "--explain")
+@register(category="indexing", methods=("masked_select",), kind="gather")
 def masked_select(input, mask, *, out=None):
     """1-D tensor of the elements of input (broadcast with mask) where the bool mask is True, in row-major order."""
     if not isinstance(mask, Tensor):
@@ -203,9 +198,7 @@ class MaskedScatterBackward0(Op):
         return g.masked_fill(mask, 0), gs
 
 
-@register(category="indexing", methods=("masked_scatter",), kind="scatter", rule=_masked_scatter_rule, cli=True,
-          cli_example="tensorcli masked-scatter '[[1,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' "
-                      "--source '[10,20,30,40]' --explain")
+@register(category="indexing", methods=("masked_scatter",), kind="scatter")
 def masked_scatter(input, mask, source):
     """Copy of input (broadcast with mask) with the elements of source written, in row-major order, where the
     bool mask is True: the n-th True position gets source.flatten()[n]."""

@@ -11,11 +11,9 @@ from ... import dtypes as _dt
 from ...tensor import Tensor
 from ..registry import register
 from ._common import _I64, _check_alloc, _out_arg
-from .rules import _one_hot_rule
 
 
-@register(category="indexing", methods=("nonzero",), cli=True,
-          cli_example="tensorcli nonzero '[[0,1],[2,0]]'")
+@register(category="indexing", methods=("nonzero",))
 def nonzero(input, *, out=None, as_tuple=False):
     """Indices of the nonzero elements: an int64 [n, ndim] tensor, or with as_tuple=True one 1-D tensor per dim."""
     a = input._data
@@ -30,15 +28,13 @@ def nonzero(input, *, out=None, as_tuple=False):
     return _out_arg(Tensor._make(r), out)
 
 
-@register(category="indexing", methods=("argwhere",), cli=True,
-          cli_example="tensorcli argwhere '[[0,1],[2,0]]'")
+@register(category="indexing", methods=("argwhere",))
 def argwhere(input):
     """Indices of the nonzero elements as an int64 [n, ndim] tensor (same as nonzero)."""
     return nonzero(input)
 
 
-@register(category="indexing", kind=None, rule=_one_hot_rule, cli=True,
-          cli_example="tensorcli one-hot '[0,2,1]' --num-classes 4")
+@register(category="indexing", kind=None)
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding: out[..., c] = 1 where tensor == c; num_classes=-1 uses max(tensor) + 1."""
     a = tensor._data
@@ -81,8 +77,7 @@ def _unravel_shape(shape):
     return shape
 
 
-@register(category="indexing", cli=True, cli_params={"indices": "tensor"},
-          cli_example="tensorcli unravel-index '[5,7,-1]' --shape 3,4")
+@register(category="indexing")
 def unravel_index(indices, shape):
     """Coordinates (one int64 tensor per dim of shape, each shaped like indices) of flat row-major indices
     into a tensor of `shape`; computed as torch does: (indices // strides) % shape, so negative and

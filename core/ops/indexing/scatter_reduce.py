@@ -12,7 +12,6 @@ from ..registry import register
 from ._common import _assert_no_overlap, _fast_inplace, _ones_like, _out_arg, _zeros_like
 from .gather_scatter import _REDUCE_NEW, _scatter_checks
 from .kernels import _scatter_reduce_np
-from .rules import _scatter_reduce_rule
 
 
 class ScatterReduceBackward0(Op):
@@ -62,9 +61,7 @@ class ScatterReduceBackward0(Op):
 
 
 
-@register(category="indexing", methods=("scatter_reduce",), kind="scatter", rule=_scatter_reduce_rule, cli=True,
-          cli_example="tensorcli scatter-reduce '[0,0,0]' --dim 0 --index '[2,2,0]' --src '[5,7,1]' "
-                      "--reduce amax --explain", cli_choices={"reduce": _REDUCE_NEW})
+@register(category="indexing", methods=("scatter_reduce",), kind="scatter")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """Reduce src into a copy of input at index along dim (sum, prod, mean, amax or amin).
 

@@ -9,7 +9,6 @@ from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..registry import register
 from ._common import _lst
-from .rules import _diagonal_scatter_rule, _select_scatter_rule, _slice_scatter_rule
 from .tri_diag import _diag_dims, _diag_view
 
 
@@ -57,9 +56,7 @@ class DiagonalScatterBackward0(_RegionScatter):
     pass
 
 
-@register(category="indexing", methods=("select_scatter",), kind="scatter", rule=_select_scatter_rule, cli=True,
-          cli_params={"index": "int"},
-          cli_example="tensorcli select-scatter '[[1,2,3],[4,5,6]]' --src '[7,8]' --dim 1 --index 0 --explain")
+@register(category="indexing", methods=("select_scatter",), kind="scatter")
 def select_scatter(input, src, dim, index):
     """Copy of input with src written into input.select(dim, index) (src has that slice's shape)."""
     _src_tensor("select_scatter", src)
@@ -77,10 +74,7 @@ def select_scatter(input, src, dim, index):
                                         scatter=lambda g, z: select_scatter(g, z, d, i))
 
 
-@register(category="indexing", methods=("slice_scatter",), kind="scatter", rule=_slice_scatter_rule, cli=True,
-          cli_params={"end": "int"},
-          cli_example="tensorcli slice-scatter '[[1,2,3],[4,5,6]]' --src '[[7,8],[9,10]]' --dim 1 --start 0 --step 2 "
-                      "--explain")
+@register(category="indexing", methods=("slice_scatter",), kind="scatter")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """Copy of input with src written into input[start:end:step] along dim (bounds clamped like slicing)."""
     _src_tensor("slice_scatter", src)
@@ -100,8 +94,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
                                        scatter=lambda g, z: slice_scatter(g, z, d, lo, hi, step))
 
 
-@register(category="indexing", methods=("diagonal_scatter",), kind="scatter", rule=_diagonal_scatter_rule, cli=True,
-          cli_example="tensorcli diagonal-scatter '[[1,2,3],[4,5,6]]' --src '[7,8]' --offset 1 --explain")
+@register(category="indexing", methods=("diagonal_scatter",), kind="scatter")
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """Copy of input with src written into input.diagonal(offset, dim1, dim2) (src has that diagonal's shape:
     the other dims first, the diagonal last)."""

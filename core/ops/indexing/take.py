@@ -13,7 +13,6 @@ from ..registry import register
 from ._common import (_I64, _assert_no_overlap, _broadcast_pair, _fast_inplace, _first_bad, _out_arg, _out_of_range,
                       _sname, _wrap_negative)
 from .gather_scatter import gather
-from .rules import _put_rule, _take_along_dim_rule, _take_rule
 
 class TakeBackward0(Op):
     @staticmethod
@@ -52,8 +51,7 @@ class _PutAccumulateIntoZeros(Op):
         return take(gg, index)
 
 
-@register(category="indexing", methods=("take",), kind="gather", rule=_take_rule, cli=True,
-          cli_example="tensorcli take '[[1,2,3],[4,5,6]]' --index '[[0,5],[3,1]]'")
+@register(category="indexing", methods=("take",), kind="gather")
 def take(input, index, *, out=None):
     """Elements of input treated as 1-D, at index (int64, any shape; negative counts from the end)."""
     idx = index._data
@@ -67,9 +65,7 @@ def take(input, index, *, out=None):
     return _out_arg(TakeBackward0.apply(input, index=index, idx=idx), out, "take", input, index)
 
 
-@register(category="indexing", methods=("take_along_dim",), kind="gather", rule=_take_along_dim_rule, cli=True,
-          cli_params={"indices": "tensor"},
-          cli_example="tensorcli take-along-dim '[[1,2,3],[4,5,6]]' --indices '[[0,2],[1,0]]' --dim 1 --explain")
+@register(category="indexing", methods=("take_along_dim",), kind="gather")
 def take_along_dim(input, indices, dim=None, *, out=None):
     """Gather along dim after broadcasting input and indices; dim=None works on the flattened input.
 
@@ -158,9 +154,7 @@ class PutBackward0(Op):
         return put(g, index, Tensor._make(np.zeros(ctx.src_shape, g._data.dtype))), gs
 
 
-@register(category="indexing", methods=("put",), kind="scatter", rule=_put_rule, cli=True,
-          cli_example="tensorcli put '[[1,2,3],[4,5,6]]' --index '[0,5,0]' --source '[10,20,30]' --accumulate "
-                      "--explain")
+@register(category="indexing", methods=("put",), kind="scatter")
 def put(input, index, source, accumulate=False):
     """Copy of input with source written at the flat (row-major) positions index; negative indices count
     from the end. accumulate=True adds instead (duplicates accumulate); otherwise the last write wins."""

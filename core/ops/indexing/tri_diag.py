@@ -10,7 +10,6 @@ from ...dtypes import SCALAR_NAMES as _SCALAR_NAME
 from ...tensor import Tensor, _wrap_dim
 from ..registry import method, register
 from ._common import _check_alloc, _out_arg
-from .rules import _diag_embed_rule, _diagonal_rule, _tril_rule, _triu_rule
 
 
 def _tri_indices(name, row, col, offset, dtype, upper):
@@ -25,17 +24,13 @@ def _tri_indices(name, row, col, offset, dtype, upper):
     return Tensor._make(np.stack([r, c]).astype(dt.np).reshape(2, -1))
 
 
-@register(category="indexing",
-          cli=True, cli_example="tensorcli triu-indices --row 3 --col 3 --explain",
-          cli_params={'row': 'int', 'col': 'int'})
+@register(category="indexing")
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N int64 tensor of the (row, col) coordinates of the upper triangle (j - i >= offset), row-major."""
     return _tri_indices("triu_indices", row, col, offset, dtype, True)
 
 
-@register(category="indexing",
-          cli=True, cli_example="tensorcli tril-indices --row 3 --col 3 --explain",
-          cli_params={'row': 'int', 'col': 'int'})
+@register(category="indexing")
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N int64 tensor of the (row, col) coordinates of the lower triangle (j - i <= offset), row-major."""
     return _tri_indices("tril_indices", row, col, offset, dtype, False)
@@ -63,8 +58,7 @@ class TrilBackward0(Op):
         return tril(g, ctx.diagonal)
 
 
-@register(category="indexing", methods=("triu",), inplace="triu_", kind="gather", rule=_triu_rule, cli=True,
-          cli_example="tensorcli triu '[[1,2,3],[4,5,6]]' --diagonal 1 --explain")
+@register(category="indexing", methods=("triu",), inplace="triu_", kind="gather")
 def triu(input, diagonal=0, *, out=None):
     """Upper triangle of the last two dims (elements with j - i >= diagonal), zeros elsewhere."""
     if input._data.ndim < 2:
@@ -72,8 +66,7 @@ def triu(input, diagonal=0, *, out=None):
     return _out_arg(TriuBackward0.apply(input, int(diagonal)), out, "triu")
 
 
-@register(category="indexing", methods=("tril",), inplace="tril_", kind="gather", rule=_tril_rule, cli=True,
-          cli_example="tensorcli tril '[[1,2,3],[4,5,6]]' --explain")
+@register(category="indexing", methods=("tril",), inplace="tril_", kind="gather")
 def tril(input, diagonal=0, *, out=None):
     """Lower triangle of the last two dims (elements with j - i <= diagonal), zeros elsewhere."""
     if input._data.ndim < 2:
@@ -139,8 +132,7 @@ class _DiagonalIntoZeros(Op):
         return diagonal(gg, offset, d1, d2)
 
 
-@register(category="indexing", methods=("diagonal",), kind="gather", rule=_diagonal_rule, cli=True,
-          cli_example="tensorcli diagonal '[[1,2,3],[4,5,6]]' --offset 1")
+@register(category="indexing", methods=("diagonal",), kind="gather")
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """View of the diagonals of the (dim1, dim2) planes; the diagonal becomes the last dim.
 
@@ -183,8 +175,7 @@ class DiagEmbedBackward0(Op):
         return diagonal(g, offset, d1, d2)
 
 
-@register(category="indexing", methods=("diag_embed",), kind="scatter", rule=_diag_embed_rule, cli=True,
-          cli_example="tensorcli diag-embed '[[1,2],[3,4]]'")
+@register(category="indexing", methods=("diag_embed",), kind="scatter")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Tensor whose (dim1, dim2) diagonals (at offset) are the last dim of input; zeros elsewhere."""
     nd = input._data.ndim + 1
@@ -192,8 +183,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return DiagEmbedBackward0.apply(input, int(offset), d1, d2)
 
 
-@register(category="indexing", methods=("diag",), cli=True,
-          cli_example="tensorcli diag '[1,2,3]'")
+@register(category="indexing", methods=("diag",))
 def diag(input, diagonal=0, *, out=None):
     """1-D input: square matrix with input on the given diagonal; 2-D input: that diagonal as a 1-D copy."""
     nd = input._data.ndim

@@ -98,9 +98,7 @@ def _check_input(name, inp, shape):
                            f"{len(shape) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: {list(inp._data.shape)}")
 
 
-@register(category="linalg", methods=("addmv",), inplace="addmv_",
-          cli=True,
-          cli_example="tensorcli addmv '[10.0,20.0]' --mat '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --alpha 2 --explain")
+@register(category="linalg", methods=("addmv",), inplace="addmv_")
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     if mat._data.ndim != 2 or vec._data.ndim != 1:
@@ -114,8 +112,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _out(AddmvBackward0.apply(input, mat, vec, beta, alpha), out)
 
 
-@register(category="linalg", methods=("addr",), inplace="addr_",
-          cli=True, cli_example="tensorcli addr '[[1.0,1.0],[1.0,1.0]]' --vec1 '[1.0,2.0]' --vec2 '[3.0,4.0]' --explain")
+@register(category="linalg", methods=("addr",), inplace="addr_")
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2) (logical and/or for bool)."""
     if vec1._data.ndim != 1 or vec2._data.ndim != 1:
@@ -135,9 +132,7 @@ def _check_batches(name, b1, b2):
     _check_bmm(b1._data.shape, b2._data.shape, b1, b2)
 
 
-@register(category="linalg", methods=("addbmm",), inplace="addbmm_",
-          cli=True,
-          cli_example="tensorcli addbmm '[[1.0,1.0],[1.0,1.0]]' --batch1 '[[[1.0,2.0],[3.0,4.0]]]' --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain")
+@register(category="linalg", methods=("addbmm",), inplace="addbmm_")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_i(batch1[i] @ batch2[i])."""
     _check_batches("addbmm", batch1, batch2)
@@ -145,9 +140,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _out(AddbmmBackward0.apply(input, batch1, batch2, beta, alpha), out)
 
 
-@register(category="linalg", methods=("baddbmm",), inplace="baddbmm_",
-          cli=True,
-          cli_example="tensorcli baddbmm '[[[1.0,1.0],[1.0,1.0]]]' --batch1 '[[[1.0,2.0],[3.0,4.0]]]' --batch2 '[[[5.0,6.0],[7.0,8.0]]]' --explain")
+@register(category="linalg", methods=("baddbmm",), inplace="baddbmm_")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * bmm(batch1, batch2)."""
     _check_batches("baddbmm", batch1, batch2)
@@ -170,8 +163,7 @@ class VdotBackward0(Op):
         return (g * b if n[0] else None), (g * a if n[1] else None)
 
 
-@register(category="linalg", methods=("vdot",),
-          cli=True, cli_example="tensorcli vdot '[1.0,2.0]' --other '[3.0,4.0]' --explain")
+@register(category="linalg", methods=("vdot",))
 def vdot(input, other, *, out=None):
     """Dot product of two 1-D tensors, conjugating the first (the plain dot for real tensors)."""
     if input._data.dtype == np.bool_ and other._data.dtype == np.bool_:
@@ -191,8 +183,7 @@ class TraceBackward0(Op):
         return g * Tensor._make(np.eye(*ctx.shape, dtype=g._data.dtype))
 
 
-@register(category="linalg", methods=("trace",),
-          cli=True, cli_example="tensorcli trace '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("trace",))
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64)."""
     if input._data.dtype == np.bool_:
@@ -219,8 +210,7 @@ class _KronView(Op):
 _KronView.__name__ = _KronView.__qualname__ = "UnsafeViewBackward0"
 
 
-@register(category="linalg", methods=("kron",),
-          cli=True, cli_example="tensorcli kron '[[1.0,2.0],[3.0,4.0]]' --other '[[0.0,1.0],[1.0,0.0]]' --explain")
+@register(category="linalg", methods=("kron",))
 def kron(input, other, *, out=None):
     """Kronecker product: blocks input[i] * other, for any number of dims."""
     nd = max(input.dim(), other.dim())

@@ -98,8 +98,7 @@ def _check(x1, x2, p):
         raise RuntimeError("cdist only supports non-negative p values")
 
 
-@register(category="linalg", cli=True, cli_example="tensorcli cdist '[[0.0,0.0],[1.0,1.0]]' --x2 '[[1.0,0.0],[2.0,2.0],[0.0,3.0]]' --explain",
-          cli_params={'compute_mode': 'str'})
+@register(category="linalg")
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise p-norm distances between the rows of x1 and x2 (batch dims broadcast)."""
     _check(x1, x2, p)

@@ -90,24 +90,21 @@ def _cholesky(A, upper, check, fname, op=LinalgCholeskyExBackward0):
     return op.apply(A, bool(upper), check, fname)
 
 
-@register("linalg.cholesky", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.cholesky '[[4.0,2.0],[2.0,3.0]]' --explain")
+@register("linalg.cholesky", category="linalg", function=False)
 def linalg_cholesky(A, *, upper=False, out=None):
     """Cholesky factor L (A = L L^T) of symmetric positive-definite matrices; U = L^T with upper=True
     (torch.linalg.cholesky). Reads the lower triangle only."""
     return linalg_out(_cholesky(A, upper, True, "linalg.cholesky")[0], out, "linalg.cholesky")
 
 
-@register("linalg.cholesky_ex", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.cholesky-ex '[[4.0,2.0],[2.0,3.0]]' --explain")
+@register("linalg.cholesky_ex", category="linalg", function=False)
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info) with LAPACK's info instead of an error (torch.linalg.cholesky_ex)."""
     return linalg_out(C.linalg_cholesky_ex(*_cholesky(A, upper, check_errors, "linalg.cholesky")), out,
                       "linalg.cholesky_ex")
 
 
-@register(category="linalg", methods=("cholesky",),
-          cli=True, cli_example="tensorcli cholesky '[[4.0,2.0],[2.0,3.0]]' --explain")
+@register(category="linalg", methods=("cholesky",))
 def cholesky(input, upper=False, *, out=None):
     """Deprecated torch.cholesky (warns once, as torch does)."""
     warn_aten("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
@@ -179,9 +176,7 @@ class LinalgQrBackward0(Op):
         return qr_backward(gQ, gR, Q, R, ctx.mode)
 
 
-@register("linalg.qr", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.qr '[[1.0,2.0],[3.0,4.0]]' --mode reduced --explain",
-          cli_choices={'mode': ('reduced', 'complete', 'r')})
+@register("linalg.qr", category="linalg", function=False)
 def linalg_qr(A, mode="reduced", *, out=None):
     """QR factorization, mode 'reduced' (default), 'complete' or 'r' (Q empty) (torch.linalg.qr)."""
     C.check_float(A, "linalg.qr")
@@ -192,8 +187,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     return linalg_out(C.linalg_qr(*C.save_outputs(LinalgQrBackward0.apply(A, mode), 0, 1)), out, "linalg.qr")
 
 
-@register(category="linalg", methods=("qr",),
-          cli=True, cli_example="tensorcli qr '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("qr",))
 def qr(input, some=True, *, out=None):
     """Deprecated torch.qr: some=True is mode='reduced', some=False mode='complete'."""
     warn_aten("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
@@ -251,18 +245,14 @@ def _eigh(A, UPLO, vectors, fname):
     return out if vectors else out[0]   # eigvalsh keeps eigh's node (and its saved eigenvectors), as torch
 
 
-@register("linalg.eigh", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.eigh '[[2.0,1.0],[1.0,3.0]]' --explain",
-          cli_choices={'UPLO': ('L', 'U')})
+@register("linalg.eigh", category="linalg", function=False)
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle
     (torch.linalg.eigh). Eigenvectors are unique up to sign only."""
     return linalg_out(C.linalg_eigh(*_eigh(A, UPLO, True, "linalg.eigh")), out, "linalg.eigh")
 
 
-@register("linalg.eigvalsh", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.eigvalsh '[[2.0,1.0],[1.0,3.0]]' --explain",
-          cli_choices={'UPLO': ('L', 'U')})
+@register("linalg.eigvalsh", category="linalg", function=False)
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) of symmetric matrices (torch.linalg.eigvalsh)."""
     return linalg_out(_eigh(A, UPLO, False, "linalg.eigh"), out, "linalg.eigvalsh")
@@ -349,8 +339,7 @@ def _check_svd(A):
     C.check_float(A, "linalg.svd", low_precision="svd_cpu")
 
 
-@register("linalg.svd", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.svd '[[1.0,2.0],[3.0,4.0]]' --explain", cli_params={'driver': 'str'})
+@register("linalg.svd", category="linalg", function=False)
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """U, S, Vh with A = U diag(S) Vh, S descending (torch.linalg.svd); singular vectors are unique up to
     sign only."""
@@ -358,16 +347,14 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     return linalg_out(C.linalg_svd(*_svd(A, bool(full_matrices), True)), out, "linalg.svd")
 
 
-@register("linalg.svdvals", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.svdvals '[[1.0,2.0],[3.0,4.0]]' --explain", cli_params={'driver': 'str'})
+@register("linalg.svdvals", category="linalg", function=False)
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending (torch.linalg.svdvals)."""
     _check_svd(A)
     return linalg_out(_svd(A, False, False), out, "linalg.svdvals")
 
 
-@register(category="linalg", methods=("svd",),
-          cli=True, cli_example="tensorcli svd '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("svd",))
 def svd(input, some=True, compute_uv=True, *, out=None):
     """Deprecated torch.svd: (U, S, V) with V not transposed; some=False gives full U and V; compute_uv=False
     gives zero U and V."""

@@ -35,8 +35,7 @@ class GeqrfBackward0(Op):
         raise RuntimeError("the derivative for 'geqrf' is not implemented.")
 
 
-@register(category="linalg", methods=("geqrf",),
-          cli=True, cli_example="tensorcli geqrf '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("geqrf",))
 def geqrf(input, *, out=None):
     """(a, tau): R on and above the diagonal, Householder vectors below, and their scales (LAPACK geqrf)."""
     if input._data.ndim < 2:
@@ -83,8 +82,7 @@ def _check_tau(A, tau, fname):
                            f"{C._dtname(A.dtype)}")
 
 
-@register("linalg.householder_product", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.householder-product '[[1.0,0.0],[0.5,1.0]]' --tau '[1.6]' --explain")
+@register("linalg.householder_product", category="linalg", function=False)
 def linalg_householder_product(A, tau, *, out=None):
     """The first n columns of H_1 ... H_k (Householder vectors below A's diagonal, scales tau)
     (torch.linalg.householder_product; torch.orgqr)."""
@@ -102,16 +100,13 @@ def linalg_householder_product(A, tau, *, out=None):
     return linalg_out(_apply_reflectors(A, tau, eye, True, False), out, "linalg.householder_product")
 
 
-@register(category="linalg", methods=("orgqr",),
-          cli=True, cli_example="tensorcli orgqr '[[1.0,0.0],[0.5,1.0]]' --tau '[1.6]' --explain")
+@register(category="linalg", methods=("orgqr",))
 def orgqr(input, tau):
     """Alias of linalg.householder_product (torch.orgqr)."""
     return linalg_householder_product(input, tau)
 
 
-@register(category="linalg", methods=("ormqr",),
-          cli=True,
-          cli_example="tensorcli ormqr '[[1.0,0.0],[0.5,1.0]]' --tau '[1.6,0.0]' --other '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("ormqr",))
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """op(Q) @ other (other @ op(Q) when left=False), Q = H_1 ... H_k from geqrf's (input, tau), op = transpose
     when transpose=True (torch.ormqr)."""

@@ -53,8 +53,7 @@ class LinalgDetBackward0(Op):
         return (g * C.make(d)).unsqueeze(-1).unsqueeze(-1) * inv.mT
 
 
-@register("linalg.det", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.det '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register("linalg.det", category="linalg", function=False)
 def linalg_det(A, *, out=None):
     """Determinant of (batches of) square matrices (torch.linalg.det)."""
     C.check_float(A, "linalg.det")
@@ -62,8 +61,7 @@ def linalg_det(A, *, out=None):
     return linalg_out(LinalgDetBackward0.apply(A), out, "linalg.det")
 
 
-@register(category="linalg", methods=("det",),
-          cli=True, cli_example="tensorcli det '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("det",))
 def det(input):
     """Determinant (torch.det, alias of linalg.det)."""
     return linalg_det(input)
@@ -85,8 +83,7 @@ class LinalgSlogdetBackward0(Op):
         return glogabs.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
 
 
-@register("linalg.slogdet", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.slogdet '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register("linalg.slogdet", category="linalg", function=False)
 def linalg_slogdet(A, *, out=None):
     """(sign, log|det|) of square matrices (torch.linalg.slogdet); only logabsdet is differentiable."""
     C.check_float(A, "linalg.slogdet")
@@ -94,8 +91,7 @@ def linalg_slogdet(A, *, out=None):
     return linalg_out(C.linalg_slogdet(*LinalgSlogdetBackward0.apply(A)), out, "linalg.slogdet")
 
 
-@register(category="linalg", methods=("slogdet",),
-          cli=True, cli_example="tensorcli slogdet '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("slogdet",))
 def slogdet(input):
     """(sign, log|det|) (torch.slogdet)."""
     C.check_float(input, "linalg.slogdet")
@@ -103,8 +99,7 @@ def slogdet(input):
     return C.slogdet_t(*LinalgSlogdetBackward0.apply(input))
 
 
-@register(category="linalg", methods=("logdet",),
-          cli=True, cli_example="tensorcli logdet '[[2.0,1.0],[1.0,3.0]]' --explain")
+@register(category="linalg", methods=("logdet",))
 def logdet(input):
     """log det: NaN for a negative determinant, -inf for a singular matrix (torch.logdet = where(sign<0, nan,
     logabsdet))."""
@@ -158,22 +153,19 @@ def _inv(A, fname, check):
     return LinalgInvExBackward0.apply(A, check)
 
 
-@register("linalg.inv", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.inv '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register("linalg.inv", category="linalg", function=False)
 def linalg_inv(A, *, out=None):
     """Inverse of square matrices; LinAlgError for singular ones (torch.linalg.inv)."""
     return linalg_out(_inv(A, "linalg.inv", True)[0], out, "linalg.inv")
 
 
-@register("linalg.inv_ex", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.inv-ex '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register("linalg.inv_ex", category="linalg", function=False)
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info) with LAPACK's info instead of an error (torch.linalg.inv_ex)."""
     return linalg_out(C.linalg_inv_ex(*_inv(A, "linalg.inv", check_errors)), out, "linalg.inv_ex")
 
 
-@register(category="linalg", methods=("inverse",),
-          cli=True, cli_example="tensorcli inverse '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register(category="linalg", methods=("inverse",))
 def inverse(input, *, out=None):
     """Inverse of square matrices (torch.inverse, alias of linalg.inv)."""
     return linalg_out(linalg_inv(input), out, "inverse")
@@ -261,15 +253,13 @@ def _solve(A, B, left, check):
     return LinalgSolveExBackward0.apply(A, B, left, vec, check)
 
 
-@register("linalg.solve", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.solve '[[3.0,1.0],[1.0,2.0]]' --B '[9.0,8.0]' --explain")
+@register("linalg.solve", category="linalg", function=False)
 def linalg_solve(A, B, *, left=True, out=None):
     """X with AX = B (XA = B when left=False); B may be a (batch of) vector(s) (torch.linalg.solve)."""
     return linalg_out(_solve(A, B, left, True)[0], out, "linalg.solve")
 
 
-@register("linalg.solve_ex", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.solve-ex '[[3.0,1.0],[1.0,2.0]]' --B '[9.0,8.0]' --explain")
+@register("linalg.solve_ex", category="linalg", function=False)
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(result, info) of linalg.solve, with LAPACK's info instead of an error (torch.linalg.solve_ex)."""
     return linalg_out(C.linalg_solve_ex(*_solve(A, B, left, check_errors)), out, "linalg.solve_ex")
@@ -291,8 +281,7 @@ class CopyBackwards(Op):
         return g * 0
 
 
-@register("linalg.matrix_power", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.matrix-power '[[1.0,1.0],[1.0,0.0]]' --n 3 --explain")
+@register("linalg.matrix_power", category="linalg", function=False)
 def linalg_matrix_power(A, n, *, out=None):
     """A^n by repeated squaring as ATen does (A^-n = inv(A)^n) (torch.linalg.matrix_power)."""
     C.check_square(A, "linalg.matrix_power")
@@ -315,8 +304,7 @@ def linalg_matrix_power(A, n, *, out=None):
     return linalg_out(result, out, "linalg.matrix_power")
 
 
-@register(category="linalg", methods=("matrix_power",),
-          cli=True, cli_example="tensorcli matrix-power '[[1.0,1.0],[1.0,0.0]]' --n 3 --explain")
+@register(category="linalg", methods=("matrix_power",))
 def matrix_power(input, n):
     """A^n (torch.matrix_power, alias of linalg.matrix_power)."""
     return linalg_matrix_power(input, n)

@@ -21,7 +21,7 @@ def _renamed(t, name):
     return t
 
 
-@register(category="linalg", cli_reason="variadic matrices: call torch.chain_matmul(a, b, c) in an expression")
+@register(category="linalg")
 def chain_matmul(*matrices, out=None):
     """Deprecated torch.chain_matmul: linalg.multi_dot of the matrices (one matrix: a clone), with torch's
     warn-once deprecation."""
@@ -38,8 +38,7 @@ def chain_matmul(*matrices, out=None):
     return linalg_multi_dot(list(matrices), out=out)
 
 
-@register(category="linalg", cli=True, cli_params={"dim": "dim"},
-          cli_example="tensorcli frobenius-norm '[[3.0,4.0],[6.0,8.0]]' --dim 1 --explain")
+@register(category="linalg")
 def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
     """Deprecated torch.frobenius_norm: the 2-norm over dim (NormBackward1), with torch's warn-once
     deprecation."""
@@ -54,8 +53,7 @@ def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
     return _renamed(linalg_vector_norm(input, 2, dims, keepdim, out=out), "NormBackward1")
 
 
-@register(category="linalg", cli=True, cli_params={"dim": "dim"},
-          cli_example="tensorcli nuclear-norm '[[3.0,0.0],[0.0,4.0]]'")
+@register(category="linalg")
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """Deprecated torch.nuclear_norm: the sum of singular values over the two dims (default: a 2-D input's),
     with torch's warn-once deprecation."""
@@ -69,8 +67,7 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     return linalg_matrix_norm(input, "nuc", tuple(dim), keepdim, out=out)
 
 
-@register(category="linalg", cli=True, cli_params={"pow": "int"},
-          cli_example="tensorcli norm-except-dim '[[3.0,4.0],[6.0,8.0]]' --pow 2 --dim 0 --explain")
+@register(category="linalg")
 def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of v over every dim but `dim`, kept as size-1 dims (dim=-1: the whole tensor's norm),
     as ATen composes it (contiguous().view().norm().view())."""

@@ -150,8 +150,7 @@ def _check_lu(A, pivot, fname="linalg.lu_factor"):
         raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
 
 
-@register("linalg.lu_factor_ex", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.lu-factor-ex '[[3.0,3.0],[6.0,3.0]]' --explain")
+@register("linalg.lu_factor_ex", category="linalg", function=False)
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """(LU, pivots, info): LAPACK getrf's packed factors, 1-based int32 pivots and info
     (torch.linalg.lu_factor_ex)."""
@@ -159,8 +158,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     return linalg_out(linalg_lu_factor_ex_t(*LinalgLuFactorExBackward0.apply(A)), out, "linalg.lu_factor_ex")
 
 
-@register("linalg.lu_factor", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.lu-factor '[[3.0,3.0],[6.0,3.0]]' --explain")
+@register("linalg.lu_factor", category="linalg", function=False)
 def linalg_lu_factor(A, *, pivot=True, out=None):
     """(LU, pivots) packed LU with partial pivoting; an error for an exactly zero pivot
     (torch.linalg.lu_factor)."""
@@ -175,8 +173,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     return linalg_out(linalg_lu_factor_t(lu, piv), out, "linalg.lu_factor")
 
 
-@register("linalg.lu", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.lu '[[3.0,3.0],[6.0,3.0]]' --explain")
+@register("linalg.lu", category="linalg", function=False)
 def linalg_lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P L U, L unit lower triangular (torch.linalg.lu); P is not differentiable."""
     _check_lu(A, pivot, "linalg.lu_factor")
@@ -184,8 +181,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     return linalg_out(linalg_lu_t(P.detach(), L, U), out, "linalg.lu")
 
 
-@register(category="linalg", methods=("lu",),
-          cli=True, cli_example="tensorcli lu '[[3.0,3.0],[6.0,3.0]]' --explain")
+@register(category="linalg", methods=("lu",))
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, infos)."""
     warn_aten("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
@@ -219,8 +215,7 @@ class LuUnpackBackward0(Op):
         return g, None
 
 
-@register(category="linalg",
-          cli=True, cli_example="tensorcli lu-unpack '[[6.0,3.0],[0.5,1.5]]' --LU-pivots '[2,2]' --explain")
+@register(category="linalg")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) from lu_factor's packed result (torch.lu_unpack); P is not differentiable."""
     P, L, U = LuUnpackBackward0.apply(LU_data, LU_pivots)
@@ -273,9 +268,7 @@ def _solve(a, b):
     return np.linalg.solve(a, b)
 
 
-@register("linalg.lu_solve", category="linalg", function=False,
-          cli=True,
-          cli_example="tensorcli linalg.lu-solve '[[6.0,3.0],[0.5,1.5]]' --pivots '[2,2]' --B '[[1.0],[2.0]]' --explain")
+@register("linalg.lu_solve", category="linalg", function=False)
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """X with AX = B (XA = B when left=False; A^T when adjoint) from lu_factor's (LU, pivots)
     (torch.linalg.lu_solve)."""
@@ -288,9 +281,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return linalg_out(LinalgLuSolveBackward0.apply(LU, pivots, B, bool(left), bool(adjoint)), out, "linalg.lu_solve")
 
 
-@register(category="linalg", methods=("lu_solve",),
-          cli=True,
-          cli_example="tensorcli lu-solve '[[1.0],[2.0]]' --LU-data '[[6.0,3.0],[0.5,1.5]]' --LU-pivots '[2,2]' --explain")
+@register(category="linalg", methods=("lu_solve",))
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """Deprecated torch.lu_solve(b, LU, pivots) = linalg.lu_solve(LU, pivots, b)."""
     return linalg_out(linalg_lu_solve(LU_data, LU_pivots, input), out, "lu_solve")

@@ -64,8 +64,7 @@ class LinalgMatrixExpBackward0(Op):
         return linalg_matrix_exp(cat([top, bottom], -2))[..., :n, n:]
 
 
-@register("matrix_exp", category="linalg", methods=("matrix_exp",),
-          cli=True, cli_example="tensorcli matrix-exp '[[0.0,1.0],[-1.0,0.0]]' --explain")
+@register("matrix_exp", category="linalg", methods=("matrix_exp",))
 def linalg_matrix_exp(A):
     """Matrix exponential of (batches of) square matrices (torch.matrix_exp, also torch.linalg.matrix_exp)."""
     C.check_square(A, "linalg.matrix_exp")
@@ -73,8 +72,7 @@ def linalg_matrix_exp(A):
     return LinalgMatrixExpBackward0.apply(A)
 
 
-@register("linalg.cond", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.cond '[[1.0,2.0],[3.0,4.0]]' --explain")
+@register("linalg.cond", category="linalg", function=False)
 def linalg_cond(A, p=None, *, out=None):
     """Condition number: s_max / s_min for p = None/2 (s_min / s_max for -2), sum(S) * sum(1/S) for 'nuc',
     else matrix_norm(A, p) * matrix_norm(A^-1, p), inf for singular A (torch.linalg.cond)."""
@@ -101,8 +99,7 @@ def linalg_cond(A, p=None, *, out=None):
     return linalg_out(r.nan_to_num(float("inf"), float("inf")), out, "linalg.cond")
 
 
-@register("linalg.vander", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.vander '[1.0,2.0,3.0]' --N 3 --explain", cli_params={'N': 'int'})
+@register("linalg.vander", category="linalg", function=False)
 def linalg_vander(x, *, N=None):
     """Vandermonde matrix with columns x^0, x^1, ..., x^(N-1) (torch.linalg.vander: increasing powers)."""
     if x.dim() == 0:
@@ -115,8 +112,7 @@ def linalg_vander(x, *, N=None):
     return cat([ones, xs.expand(*x.shape, n - 1).cumprod(-1)], -1)
 
 
-@register("vander", category="linalg", cli=True, cli_example="tensorcli vander '[1.0,2.0,3.0]' --N 3",
-          cli_params={'N': 'int'})
+@register("vander", category="linalg")
 def vander(x, N=None, increasing=False):
     """Vandermonde matrix with columns x^(N-1), ..., x^1, x^0 (x^0 first when `increasing`); integer and bool
     x give int64 (torch.vander). Built as ATen builds it: ones, then the powers as a cumprod copied into
@@ -136,8 +132,7 @@ def vander(x, N=None, increasing=False):
     return result if increasing else result.flip(1)
 
 
-@register("linalg.tensorinv", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.tensorinv '[[[1.0,2.0]],[[3.0,4.0]]]' --ind 1 --explain")
+@register("linalg.tensorinv", category="linalg", function=False)
 def linalg_tensorinv(A, ind=2, *, out=None):
     """Inverse of A viewed as a prod(shape[:ind]) x prod(shape[ind:]) matrix, shaped shape[ind:] + shape[:ind]
     (torch.linalg.tensorinv)."""
@@ -154,8 +149,7 @@ def linalg_tensorinv(A, ind=2, *, out=None):
     return linalg_out(inv.reshape(*shape[ind:], *shape[:ind]), out, "linalg.tensorinv")
 
 
-@register("linalg.tensorsolve", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.tensorsolve '[[[1.0,2.0]],[[3.0,4.0]]]' --B '[5.0,6.0]' --explain")
+@register("linalg.tensorsolve", category="linalg", function=False)
 def linalg_tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) = B (torch.linalg.tensorsolve); dims are moved to the end of A first."""
     if dims is not None:

@@ -12,9 +12,7 @@ from .products import matmul
 from ._out import linalg_out
 
 
-@register("linalg.vector_norm", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.vector-norm '[3.0,4.0]' --ord 2 --explain",
-          cli_params={'ord': 'number'})
+@register("linalg.vector_norm", category="linalg", function=False)
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector ord-norm over dim (all elements by default) (torch.linalg.vector_norm)."""
     if not x.dtype.is_floating_point:
@@ -50,9 +48,7 @@ def _svd_norm(A, d0, d1, keepdim, largest):
     return r
 
 
-@register("linalg.matrix_norm", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.matrix-norm '[[1.0,2.0],[3.0,4.0]]' --ord fro --explain",
-          cli_choices={'ord': ('fro', 'nuc')})
+@register("linalg.matrix_norm", category="linalg", function=False)
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norm over the two dims: 'fro', 'nuc', ±1, ±2, ±inf (torch.linalg.matrix_norm)."""
     if not A.dtype.is_floating_point:
@@ -81,8 +77,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     return linalg_out(_max_min(s, d1, keepdim, ord > 0), out, "linalg.matrix_norm")
 
 
-@register("linalg.norm", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.norm '[[1.0,2.0],[3.0,4.0]]' --explain", cli_params={'ord': 'number'})
+@register("linalg.norm", category="linalg", function=False)
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector or matrix norm depending on dim / A's dims (torch.linalg.norm)."""
     if dim is not None:
@@ -102,8 +97,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return linalg_out(linalg_vector_norm(A, 2, None, keepdim, dtype=dtype), out, "linalg.norm")
 
 
-@register("linalg.vecdot", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.vecdot '[[1.0,2.0],[3.0,4.0]]' --y '[1.0,1.0]' --explain")
+@register("linalg.vecdot", category="linalg", function=False)
 def linalg_vecdot(x, y, *, dim=-1, out=None):
     """sum(x * y, dim) for real tensors, broadcasting (torch.linalg.vecdot)."""
     if x.dtype != y.dtype:
@@ -115,8 +109,7 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
     return linalg_out((x * y).sum(dim), out, "linalg.vecdot")
 
 
-@register("linalg.diagonal", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.diagonal '[[1,2],[3,4]]' --explain")
+@register("linalg.diagonal", category="linalg", function=False)
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """torch.diagonal with matrix-friendly defaults (dim1=-2, dim2=-1) (torch.linalg.diagonal)."""
     return A.diagonal(offset, dim1, dim2)
@@ -146,8 +139,7 @@ def _chain(ms, split, i, j):
     return matmul(_chain(ms, split, i, k), _chain(ms, split, k + 1, j))
 
 
-@register("linalg.multi_dot", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.multi-dot '[[1.0,2.0]]' '[[3.0,4.0],[5.0,6.0]]' '[[1.0],[0.0]]' --explain")
+@register("linalg.multi_dot", category="linalg", function=False)
 def linalg_multi_dot(tensors, *, out=None):
     """Product of a chain of matrices in the cheapest order; the first/last may be vectors
     (torch.linalg.multi_dot)."""

@@ -77,8 +77,7 @@ class LinalgPinvBackward0(Op):
         return (pinv_backward(g, P, A),) + (None,) * ctx.n_tol   # tensor atol/rtol get no gradient
 
 
-@register("linalg.pinv", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.pinv '[[1.0,2.0],[3.0,4.0],[5.0,6.0]]' --explain")
+@register("linalg.pinv", category="linalg", function=False)
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     """Moore-Penrose pseudo-inverse, singular values below max(atol, rtol * s_max) dropped (torch.linalg.pinv;
     rcond is the legacy name of rtol)."""
@@ -91,15 +90,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=Non
     return linalg_out(LinalgPinvBackward0.apply(A, atol, rtol, bool(hermitian)), out, "linalg.pinv")
 
 
-@register(category="linalg", methods=("pinverse",),
-          cli=True, cli_example="tensorcli pinverse '[[1.0,2.0],[3.0,4.0],[5.0,6.0]]' --explain")
+@register(category="linalg", methods=("pinverse",))
 def pinverse(input, rcond=1e-15):
     """Pseudo-inverse with relative tolerance rcond (torch.pinverse)."""
     return linalg_pinv(input, rtol=rcond)
 
 
-@register("linalg.matrix_rank", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.matrix-rank '[[1.0,2.0],[2.0,4.0]]' --explain")
+@register("linalg.matrix_rank", category="linalg", function=False)
 def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """Number of singular values above max(atol, rtol * s_max), as int64 (torch.linalg.matrix_rank; tol is the
     legacy absolute tolerance)."""
@@ -174,9 +171,7 @@ class LinalgLstsqBackward0(Op):
         return gA, gB
 
 
-@register("linalg.lstsq", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.lstsq '[[1.0,0.0],[1.0,1.0],[1.0,2.0]]' --B '[[1.0],[2.0],[4.0]]' --explain",
-          cli_params={'driver': 'str'})
+@register("linalg.lstsq", category="linalg", function=False)
 def linalg_lstsq(A, B, rcond=None, *, driver=None, out=None):
     """Least-squares solution of AX = B: (solution, residuals, rank, singular_values) as torch's CPU drivers
     report them (default 'gelsy': rank only; 'gelsd'/'gelss' add singular values; residuals when m > n and A

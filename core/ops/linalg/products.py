@@ -215,8 +215,7 @@ def _should_fold(t1, t2):
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-@register(category="linalg", methods=("matmul",), cli=True,
-          cli_example="tensorcli matmul '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]'")
+@register(category="linalg", methods=("matmul",))
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's rules: 1-D x 1-D dot, 2-D mm, 1-D prepended/appended, batched broadcast."""
     if not isinstance(other, Tensor):
@@ -301,8 +300,7 @@ registry.method("__matmul__", _matmul_dunder)   # overrides the plain `matmul` r
 registry.method("__rmatmul__", _rmatmul_dunder)
 
 
-@register(category="linalg", methods=("mm",), cli=True,
-          cli_example="tensorcli mm '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'")
+@register(category="linalg", methods=("mm",))
 def mm(input, mat2, *, out=None):
     """2-D matrix product."""
     if input._data.ndim != 2:
@@ -313,8 +311,7 @@ def mm(input, mat2, *, out=None):
     return _out(MmBackward0.apply(input, mat2), out)
 
 
-@register(category="linalg", methods=("bmm",),
-          cli=True, cli_example="tensorcli bmm '[[[1.0,2.0],[3.0,4.0]]]' --mat2 '[[[5.0],[6.0]]]' --explain")
+@register(category="linalg", methods=("bmm",))
 def bmm(input, mat2, *, out=None):
     """Batched 3-D matrix product (no broadcasting)."""
     if input._data.ndim != 3:
@@ -325,8 +322,7 @@ def bmm(input, mat2, *, out=None):
     return _out(BmmBackward0.apply(input, mat2), out)
 
 
-@register(category="linalg", methods=("mv",),
-          cli=True, cli_example="tensorcli mv '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --explain")
+@register(category="linalg", methods=("mv",))
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
     if input._data.ndim != 2 or vec._data.ndim != 1:
@@ -335,8 +331,7 @@ def mv(input, vec, *, out=None):
     return _out(MvBackward0.apply(input, vec), out)
 
 
-@register(category="linalg", methods=("dot",),
-          cli=True, cli_example="tensorcli dot '[1.0,2.0,3.0]' --other '[4.0,5.0,6.0]' --explain")
+@register(category="linalg", methods=("dot",))
 def dot(input, other, *, out=None):
     """Dot product of two 1-D tensors of the same size and dtype."""
     if not isinstance(other, Tensor):
@@ -345,8 +340,7 @@ def dot(input, other, *, out=None):
     return _out(DotBackward0.apply(input, other), out)
 
 
-@register(category="linalg", methods=("inner",),
-          cli=True, cli_example="tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain")
+@register(category="linalg", methods=("inner",))
 def inner(input, other, *, out=None):
     """Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot."""
     if input._data.ndim == 0 or other._data.ndim == 0:
@@ -361,8 +355,7 @@ def inner(input, other, *, out=None):
     return _out(r.reshape(tuple(input._data.shape[:-1]) + tuple(other._data.shape[:-1])), out)
 
 
-@register(category="linalg", methods=("outer", "ger"),
-          cli=True, cli_example="tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain")
+@register(category="linalg", methods=("outer", "ger"))
 def outer(input, vec2, *, out=None):
     """Outer product of two 1-D tensors: out[i][j] = input[i] * vec2[j]."""
     if input._data.ndim != 1:
@@ -429,9 +422,7 @@ class AddmmBackward0(Op):
         return ga, g1, g2
 
 
-@register(category="linalg", methods=("addmm",), inplace="addmm_",
-          cli=True,
-          cli_example="tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]' --alpha 2 --explain")
+@register(category="linalg", methods=("addmm",), inplace="addmm_")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
     if mat1._data.ndim != 2:

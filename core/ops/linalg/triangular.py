@@ -79,9 +79,7 @@ def _check_tri(A, B, left, fname):
     return A.to(dt), B.to(dt)
 
 
-@register("linalg.solve_triangular", category="linalg", function=False,
-          cli=True,
-          cli_example="tensorcli linalg.solve-triangular '[[2.0,1.0],[0.0,4.0]]' --B '[[1.0],[2.0]]' --upper --explain")
+@register("linalg.solve_triangular", category="linalg", function=False)
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with AX = B (XA = B when left=False) for triangular A, reading only its upper/lower triangle
     (torch.linalg.solve_triangular)."""
@@ -119,8 +117,7 @@ class TriangularSolveBackward0(Op):
         return (gB if ng[0] else None), gA
 
 
-@register(category="linalg", methods=("triangular_solve",),
-          cli=True, cli_example="tensorcli triangular-solve '[[1.0],[2.0]]' --A '[[2.0,1.0],[0.0,4.0]]' --explain")
+@register(category="linalg", methods=("triangular_solve",))
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Deprecated torch.triangular_solve(b, A): (solution of op(A) X = b, a copy of A broadcast)."""
     warn_aten("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in "
@@ -165,8 +162,7 @@ class CholeskySolveBackward0(Op):
         return (gB if ng[0] else None), (gL if ng[1] else None)
 
 
-@register(category="linalg", methods=("cholesky_solve",),
-          cli=True, cli_example="tensorcli cholesky-solve '[[1.0],[2.0]]' --input2 '[[2.0,0.0],[1.0,3.0]]' --explain")
+@register(category="linalg", methods=("cholesky_solve",))
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """X with (L L^T) X = B from the Cholesky factor L = input2 (U with upper=True) (torch.cholesky_solve)."""
     for t, nm in ((input, "b"), (input2, "u")):
@@ -198,8 +194,7 @@ class CholeskyInverseBackward0(Op):
         return -matmul(L, common) if ctx.upper else -matmul(common, L)
 
 
-@register(category="linalg", methods=("cholesky_inverse",),
-          cli=True, cli_example="tensorcli cholesky-inverse '[[2.0,0.0],[1.0,3.0]]' --explain")
+@register(category="linalg", methods=("cholesky_inverse",))
 def cholesky_inverse(input, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor L (U^T U with upper=True) (torch.cholesky_inverse)."""
     C.check_matrix(input, "cholesky_inverse")

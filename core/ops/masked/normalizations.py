@@ -7,12 +7,9 @@ from ..registry import FUNCTIONS, OPS, register
 from ._mask import canonical_dim, combine
 from .reductions import norm as _norm
 
-_EX = "'[[1.0,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain"
 
-
-def _reg(name, example=_EX, **extras):
-    return register(name="masked." + name, category="masked", function=False, cli=True,
-                    cli_example=f"tensorcli masked.{name.replace('_', '-')} {example}", **extras)
+def _reg(name):
+    return register(name="masked." + name, category="masked", function=False)
 
 
 @_reg("cumsum")
@@ -40,7 +37,7 @@ def softmax(input, dim, *, dtype=None, mask=None):
 
 
 # masked-out outputs are -inf, where --explain's perturbation check has no finite difference: all masked in
-@_reg("log_softmax", "'[[1.0,2,3],[4,5,6]]' --mask '[[true,true,true]]' --dim 1 --explain")
+@_reg("log_softmax")
 def log_softmax(input, dim, *, dtype=None, mask=None):
     """log_softmax along dim with masked-out elements as -inf."""
     dtype = input.dtype if dtype is None else dtype
@@ -56,8 +53,7 @@ def softmin(input, dim, *, dtype=None, mask=None):
     return OPS["softmax"].fn(-combine("amin", input, mask), d, dtype=dtype)
 
 
-@_reg("normalize", "'[[1.0,2,3],[4,5,6]]' --ord 2 --mask '[[true,false,true],[false,false,true]]' --dim 1 "
-                   "--explain", cli_params={"ord": "number"})
+@_reg("normalize")
 def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
     """input (masked-out as 0) divided by its masked ord-norm along dim, at least eps."""
     dtype = input.dtype if dtype is None else dtype
@@ -66,8 +62,7 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
     return x / FUNCTIONS["maximum"](nrm, nrm.new_full([], eps))
 
 
-@_reg("logaddexp", "'[1.0,2,3]' --other '[0.5,4,1]' --input-mask '[true,false,true]' --other-mask '[true,true,false]' "
-                   "--explain", cli_params={"input_mask": "tensor", "other_mask": "tensor"})
+@_reg("logaddexp")
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
     """log(exp(input) + exp(other)) with each side's masked-out elements as -inf."""
     dtype = input.dtype if dtype is None else dtype

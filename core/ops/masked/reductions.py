@@ -15,16 +15,14 @@ def _sum_dtype(input, dtype):
     return dtype
 
 
-def _reg(name, example, **extras):
-    return register(name="masked." + name, category="masked", function=False, cli=True,
-                    cli_example=f"tensorcli masked.{name} {example}", **extras)
+def _reg(name):
+    return register(name="masked." + name, category="masked", function=False)
 
 
-_EX = "'[[1.0,2,3],[4,5,6]]' --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain"
 _EX2 = "'[[1.0,2,3],[4,5,7]]' --mask '[[true,false,true],[false,true,true]]' --dim 1 --explain"   # 2 per row
 
 
-@_reg("sum", _EX)
+@_reg("sum")
 def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Sum of the masked-in elements over dim (0 where none is masked in); integers sum to int64."""
     dtype = _sum_dtype(input, dtype)
@@ -32,7 +30,7 @@ def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return FUNCTIONS["sum"](combine("sum", input, mask), dims, bool(keepdim), dtype=dtype)
 
 
-@_reg("prod", _EX)
+@_reg("prod")
 def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Product of the masked-in elements over dim (1 where none is masked in); integers to int64."""
     dtype = _sum_dtype(input, dtype)
@@ -51,7 +49,7 @@ def _extreme(op):
     fn.__name__ = op
     fn.__doc__ = (f"{'Maximum' if op == 'amax' else 'Minimum'} of the masked-in elements over dim "
                   f"({'-inf' if op == 'amax' else 'inf'} (or the integer limit) where none is masked in).")
-    return _reg(op, _EX)(fn)
+    return _reg(op)(fn)
 
 
 amax = _extreme("amax")
@@ -64,15 +62,14 @@ def _arg(op):
         return FUNCTIONS[op](combine(op, input, mask), dim, bool(keepdim)).to(dtype=dtype)
     fn.__name__ = op
     fn.__doc__ = f"Index of the {'largest' if op == 'argmax' else 'smallest'} masked-in element along dim."
-    return register(name="masked." + op, category="masked", function=False, cli=True,
-                    cli_example=f"tensorcli masked.{op} {_EX2}")(fn)
+    return register(name="masked." + op, category="masked", function=False)(fn)
 
 
 argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
-@_reg("mean", _EX)
+@_reg("mean")
 def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Mean of the masked-in elements over dim (NaN where none is masked in); float dtypes only."""
     source = "Optional"
@@ -91,7 +88,7 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return total / count
 
 
-@_reg("median", _EX)
+@_reg("median")
 def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     """Median of the masked-in elements along dim (nanmedian with masked-out elements as NaN)."""
     dtype = input.dtype if dtype is None else dtype
@@ -107,7 +104,7 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     raise ValueError("masked median expects no fully masked out rows if dtype is not floating point")
 
 
-@_reg("logsumexp", _EX)
+@_reg("logsumexp")
 def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """log(sum(exp)) of the masked-in elements over dim (-inf where none is masked in)."""
     dtype = input.dtype if dtype is None else dtype
@@ -115,8 +112,7 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return FUNCTIONS["logsumexp"](combine("logsumexp", input, mask), dims, keepdim=keepdim).to(dtype=dtype)
 
 
-@_reg("norm", "'[[1.0,-2,3],[4,5,6]]' --ord 2 --mask '[[true,false,true],[false,false,true]]' --dim 1 --explain",
-      cli_params={"ord": "number"})
+@_reg("norm")
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Vector ord-norm of the masked-in elements over dim (linalg.vector_norm, masked-out as 0)."""
     dtype = input.dtype if dtype is None else dtype
@@ -153,13 +149,13 @@ def _std_var(input, dim, unbiased, correction_opt, keepdim, dtype, mask, take_sq
     return output.sqrt() if take_sqrt else output
 
 
-@_reg("var", _EX2)
+@_reg("var")
 def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """Variance of the masked-in elements over dim (correction 1 by default)."""
     return _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, False)
 
 
-@_reg("std", _EX2)
+@_reg("std")
 def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """Standard deviation of the masked-in elements over dim (correction 1 by default)."""
     return _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, True)

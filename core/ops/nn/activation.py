@@ -11,8 +11,6 @@ from ..inplace import check_inplace, rebase, snapshot, write_result
 from ..registry import register
 from ._util import _make, _short
 
-_X = "'[[-1.5,0,2]]'"
-
 
 def relu(input, inplace=False):
     """max(input, 0) elementwise (ReluBackward0)."""
@@ -54,8 +52,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
     """leaky_relu_ (in place) node."""
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example=f"tensorcli leaky-relu {_X} --negative-slope 0.1")
+@register(category="nn", function=False)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x (LeakyReluBackward0)."""
     if input._data.dtype.kind != "f":
@@ -101,7 +98,7 @@ class GeluBackward0(Op):
         return g * (cdf + x * pdf)
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli gelu {_X} --approximate tanh")
+@register(category="nn", function=False)
 def gelu(input, approximate="none"):
     """x * Phi(x) (exact, or the tanh approximation) (GeluBackward0)."""
     if approximate not in ("none", "tanh"):
@@ -144,8 +141,7 @@ class SiluBackward0(Op):
         return g * s * (1 + x * (1 - s))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example=f"tensorcli silu {_X}")
+@register(category="nn", function=False)
 def silu(input, inplace=False):
     """x * sigmoid(x) (SiluBackward0)."""
     _float_only(input, "silu_cpu")
@@ -168,8 +164,7 @@ class EluBackward0(Op):
         return g * (pos + (1 - pos) * ctx.alpha * x.clamp_max(0).exp())
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example=f"tensorcli elu {_X} --alpha 0.5")
+@register(category="nn", function=False)
 def elu(input, alpha=1.0, inplace=False):
     """x if x > 0 else alpha * (exp(x) - 1) (EluBackward0)."""
     _float_only(input, "elu_cpu")
@@ -194,7 +189,7 @@ class SoftplusBackward0(Op):
         return g * (big + (1 - big) * (x * ctx.beta).sigmoid())
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli softplus {_X} --beta 2")
+@register(category="nn", function=False)
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above threshold (SoftplusBackward0)."""
     _float_only(input, "softplus_cpu")
@@ -217,8 +212,7 @@ class HardtanhBackward0(Op):
         return g * _make(((d > lo) & (d < hi)).astype(d.dtype))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example=f"tensorcli hardtanh {_X} --min-val -1 --max-val 1")
+@register(category="nn", function=False)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(x, min_val, max_val) (HardtanhBackward0)."""
     if min_val > max_val:
@@ -241,7 +235,7 @@ class LogSigmoidBackward0(Op):
         return g * (-x).sigmoid()
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli logsigmoid {_X}")
+@register(category="nn", function=False)
 def logsigmoid(input):
     """log(sigmoid(x)), computed stably (LogSigmoidBackward0)."""
     _float_only(input, "log_sigmoid_cpu")

@@ -13,8 +13,6 @@ from ..registry import export, register
 from ._util import _make, _short, _torch_name
 from .activation import _inplace_apply
 
-_X = "'[[-4.0,-1,0,2,5]]'"
-
 
 class PreluKernelBackward0(Op):
     """where(x > 0, x, w * x) with w already shaped to broadcast over x."""
@@ -36,8 +34,7 @@ class PreluKernelBackward0(Op):
         return gx, g * where(neg, x, x.detach() * (1 - pos))
 
 
-@register(category="nn", methods=("prelu",), cli=True,
-          cli_example="tensorcli prelu '[[-2.0,1],[3,-4]]' --weight '[0.25,0.5]'")
+@register(category="nn", methods=("prelu",))
 def prelu(input, weight):
     """x if x > 0 else weight * x, weight per channel (dim 1) or a single one (PreluKernelBackward0)."""
     nd, wn = input._data.ndim, weight._data.size
@@ -107,8 +104,7 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
     return RreluWithNoiseBackward0.apply(input, lower, upper, training, generator)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example=f"tensorcli rrelu {_X} --no-training")
+@register(category="nn", function=False)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """x if x >= 0 else a * x, a ~ U(lower, upper) per element in training, (lower + upper) / 2 otherwise
     (RreluWithNoiseBackward0; the draws follow torch's CPU generator)."""

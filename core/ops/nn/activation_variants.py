@@ -18,9 +18,6 @@ from ._util import _make, _short, _torch_name
 from .activation import _inplace_apply, hardtanh
 from .softmax import _get_softmax_dim
 
-_X = "'[[-4.0,-1,0,2,5]]'"
-_INPLACE = {"inplace": "skip"}
-
 
 def _float_only(input, kernel):
     if input._data.dtype.kind != "f":
@@ -70,7 +67,7 @@ class HardswishBackward0(Op):
         return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _make(rest))
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardswish {_X}")
+@register(category="nn", function=False)
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6 (HardswishBackward0)."""
     _float_only(input, "hardswish_cpu")
@@ -110,14 +107,14 @@ class HardsigmoidBackwardNotImplemented(Op):
         raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli hardsigmoid {_X}")
+@register(category="nn", function=False)
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6 (HardsigmoidBackward0)."""
     _float_only(input, "hardsigmoid_cpu")
     return _run(HardsigmoidBackward0, input, inplace)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli relu6 {_X}")
+@register(category="nn", function=False)
 def relu6(input, inplace=False):
     """min(max(x, 0), 6): hardtanh(x, 0, 6) (HardtanhBackward0)."""
     if input._data.dtype == np.bool_:
@@ -175,7 +172,7 @@ class EluBackward1(EluBackward0):
     """selu_ (in place) node."""
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli selu {_X}")
+@register(category="nn", function=False)
 def selu(input, inplace=False):
     """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))) with PyTorch's SELU constants (EluBackward0)."""
     _float_only(input, "elu_cpu")
@@ -183,7 +180,7 @@ def selu(input, inplace=False):
     return _run(op, input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli celu {_X} --alpha 2")
+@register(category="nn", function=False)
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (CeluBackward0)."""
     if alpha == 0:
@@ -240,7 +237,7 @@ class GluBackward0(Op):
         return cat((g * s, g * a * s * (1 - s)), ctx.dim)
 
 
-@register(category="nn", function=False, cli=True, cli_example="tensorcli glu '[[1.0,-2,3,0.5]]' --dim 1")
+@register(category="nn", function=False)
 def glu(input, dim=-1):
     """a * sigmoid(b) where a, b are the halves of input along dim (GluBackward0)."""
     if input._data.ndim == 0:
@@ -268,7 +265,7 @@ class MishBackward0(Op):
         return g * (t + x * x.sigmoid() * (1 - t * t))
 
 
-@register(category="nn", function=False, cli=True, cli_params=_INPLACE, cli_example=f"tensorcli mish {_X}")
+@register(category="nn", function=False)
 def mish(input, inplace=False):
     """x * tanh(softplus(x)) (MishBackward0)."""
     _float_only(input, "mish_cpu")
@@ -277,19 +274,19 @@ def mish(input, inplace=False):
 
 # -- composites: softsign, tanhshrink, softmin -------------------------------------------------------
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli softsign {_X}")
+@register(category="nn", function=False)
 def softsign(input):
     """x / (1 + |x|) (a composite: DivBackward0)."""
     return input / (input.abs() + 1)
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli tanhshrink {_X}")
+@register(category="nn", function=False)
 def tanhshrink(input):
     """x - tanh(x) (a composite: SubBackward0)."""
     return input - input.tanh()
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli softmin {_X} --dim 1")
+@register(category="nn", function=False)
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along dim (SoftmaxBackward0); dim None picks PyTorch's legacy implicit dim, with its warning."""
     if dim is None:
@@ -317,8 +314,7 @@ class ThresholdBackward1(ThresholdBackward0):
     """threshold_ (in place) node."""
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_INPLACE, "threshold": "number"},
-          cli_example=f"tensorcli threshold {_X} --threshold 0.5 --value -1")
+@register(category="nn", function=False)
 def threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value (ThresholdBackward0)."""
     if input._data.dtype == np.bool_:
@@ -381,7 +377,7 @@ class HardshrinkBackward0(_ShrinkBase):
         return np.where((x >= -lam) & (x <= lam), x.dtype.type(0), x).astype(x.dtype, copy=False)
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli softshrink {_X} --lambd 1")
+@register(category="nn", function=False)
 def softshrink(input, lambd=0.5):
     """x - lambd if x > lambd, x + lambd if x < -lambd, else 0 (SoftshrinkBackward0)."""
     _float_only(input, "softshrink_check")
@@ -392,16 +388,14 @@ def softshrink(input, lambd=0.5):
     return SoftshrinkBackward0.apply(input, lambd)
 
 
-@register(category="nn", methods=("hardshrink",), cli=True, cli_example=f"tensorcli hardshrink {_X} --lambd 1")
+@register(category="nn", methods=("hardshrink",))
 def hardshrink(input, lambd=0.5):
     """x if |x| > lambd else 0 (HardshrinkBackward0)."""
     _float_only(input, "hardshrink_cpu")
     return HardshrinkBackward0.apply(input, lambd)
 
 
-@register(category="nn", function=False, cli=False,
-          cli_reason="draws Gumbel noise from the generator: call F.gumbel_softmax after torch.manual_seed in an "
-                     "expression (tensorcli eval)")
+@register(category="nn", function=False)
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + g) / tau) with g = -log(Exponential(1)) drawn as torch draws it; `hard` returns the
     one-hot of the argmax with the soft sample's gradient (straight-through), as torch's composite."""

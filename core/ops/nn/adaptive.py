@@ -11,8 +11,6 @@ from ._util import _make, _shape, _short, _torch_name
 from .pool import MaxPool2DWithIndicesBackwardBackward0
 from .pool_nd import MaxPool3DWithIndicesBackwardBackward0
 
-_X = "'[[[[1.0,2,3,4,5],[6,7,8,9,10],[11,12,13,14,15]]]]'"
-
 
 def _bounds(size, out):
     i = np.arange(out)
@@ -93,8 +91,7 @@ class AdaptiveAvgPool2DBackward0(Op):
         return _make(ah.T.copy()).matmul(g).matmul(_make(aw))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example=f"tensorcli adaptive-avg-pool2d {_X} --output-size 2,2")
+@register(category="nn", function=False)
 def adaptive_avg_pool2d(input, output_size):
     """Mean over adaptive windows so the output is [*, oh, ow] (AdaptiveAvgPool2DBackward0)."""
     oh, ow = _out_size("adaptive_avg_pool2d", output_size, input._data.shape)
@@ -103,8 +100,7 @@ def adaptive_avg_pool2d(input, output_size):
     return AdaptiveAvgPool2DBackward0.apply(input, oh, ow)
 
 
-@register(category="nn", cli=True, cli_params={"output_size": "ints"},
-          cli_example="tensorcli adaptive-avg-pool1d '[[[1.0,2,3,4,5]]]' --output-size 2")
+@register(category="nn")
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool2d over the last dim of [N, C, L] (or [C, L]) input (SqueezeBackward1, as torch)."""
     _check_1d(input, "adaptive_avg_pool1d")
@@ -142,8 +138,7 @@ class AdaptiveMaxPool2DBackward0(Op):
         return MaxPool2DWithIndicesBackwardBackward0.apply(g, idx, ctx.shape, False)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example=f"tensorcli adaptive-max-pool2d {_X} --output-size 2,2")
+@register(category="nn", function=False)
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over adaptive windows (AdaptiveMaxPool2DBackward0); indices are flat h*W + w positions."""
     oh, ow = _out_size("adaptive_max_pool2d", output_size, input._data.shape)
@@ -153,8 +148,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return (out, idx) if return_indices else out
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example="tensorcli adaptive-max-pool1d '[[[1.0,5,3,4,2]]]' --output-size 2")
+@register(category="nn", function=False)
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """adaptive_max_pool2d over the last dim of [N, C, L] (or [C, L]) input."""
     _check_1d(input, "adaptive_max_pool1d")
@@ -238,8 +232,7 @@ class AdaptiveAvgPool3DBackwardBackward0(Op):
         return AdaptiveAvgPool3DBackwardBackward0.apply(gg, tuple(m.T for m in ctx.mats))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example="tensorcli adaptive-avg-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --output-size 1,1,2")
+@register(category="nn", function=False)
 def adaptive_avg_pool3d(input, output_size):
     """Mean over adaptive windows so the output is [*, od, oh, ow] (AdaptiveAvgPool3DBackward0)."""
     out = _out_size3("adaptive_avg_pool3d", output_size, input._data.shape)
@@ -274,8 +267,7 @@ class AdaptiveMaxPool3DBackward0(Op):
         return MaxPool3DWithIndicesBackwardBackward0.apply(g, idx, ctx.shape)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"output_size": "ints"},
-          cli_example="tensorcli adaptive-max-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --output-size 1,1,2")
+@register(category="nn", function=False)
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over adaptive windows (AdaptiveMaxPool3DBackward0); indices are flat d*H*W + h*W + w positions."""
     out = _out_size3("adaptive_max_pool3d", output_size, input._data.shape)

@@ -61,8 +61,7 @@ def affine_grid_generator(theta, size, align_corners):
     return AffineGridGeneratorBackward0.apply(theta, size, bool(align_corners))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"size": "ints", "align_corners": "flag"},
-          cli_example="tensorcli affine-grid '[[[1.0,0.2,0.1],[0.3,0.9,-0.2]]]' --size 1,1,2,3 --align-corners")
+@register(category="nn", function=False)
 def affine_grid(theta, size, align_corners=None):
     """The [N, H, W, 2] (or [N, D, H, W, 3]) grid of normalised input coordinates that grid_sample reads for the
     affine transforms theta [N, 2, 3] (or [N, 3, 4]); torch's warnings and errors."""

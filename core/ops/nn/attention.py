@@ -41,10 +41,7 @@ def _none_or_dtype(input):
     raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"value": "tensor", "attn_mask": "tensor", "scale": "number", "enable_gqa": "skip"},
-          cli_example="tensorcli scaled-dot-product-attention '[[[1.0,0],[0,1]]]' --key '[[[1.0,0],[0,1]]]' "
-                      "--value '[[[1.0,2],[3,4]]]' --is-causal")
+@register(category="nn", function=False)
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims (scale defaults to 1/sqrt(E)); a bool mask
@@ -184,8 +181,7 @@ def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
     return attn_mask
 
 
-@register(category="nn", function=False, cli=False,
-          cli_reason="25 arguments (projection weights, masks, flags): build nn.MultiheadAttention in an expression")
+@register(category="nn", function=False)
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,

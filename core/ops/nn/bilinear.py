@@ -23,8 +23,7 @@ def _check(input1, input2, weight, bias):
                            f"{weight.shape[0]}")
 
 
-@register(category="nn", cli=True,
-          cli_example="tensorcli bilinear '[[1.0,2]]' --input2 '[[3.0,4,5]]' --weight '[[[1.0,0,0],[0,1,0]]]'")
+@register(category="nn")
 def bilinear(input1, input2, weight, bias=None):
     """x1^T W[o] x2 (+ bias[o]) over the last dims of input1 [*, I] and input2 [*, J], weight [O, I, J]."""
     _check(input1, input2, weight, bias)

@@ -152,8 +152,7 @@ def _expand_param(name, v, k):
     return tuple(vals)
 
 
-@register(category="nn", cli=True, cli_params={"stride": "ints", "padding": "ints", "dilation": "ints"},
-          cli_example="tensorcli conv2d '[[[[1.0,2,3],[4,5,6],[7,8,9]]]]' --weight '[[[[1.0,0],[0,-1]]]]' --padding 1")
+@register(category="nn")
 def conv2d(*args, **kwargs):
     """2-D cross-correlation of input [N, C, H, W] (or unbatched [C, H, W]) with weight [O, C/groups, kh, kw]
     (ConvolutionBackward0); padding may be an int, a pair, 'valid' or 'same'."""
@@ -259,8 +258,7 @@ def _conv1d_padding(padding, stride, dilation, k):
     return total // 2, total - total // 2
 
 
-@register(category="nn", cli=True, cli_params={"stride": "ints", "padding": "ints", "dilation": "ints"},
-          cli_example="tensorcli conv1d '[[[1.0,2,3,4,5]]]' --weight '[[[1.0,0,-1]]]' --padding 1")
+@register(category="nn")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D cross-correlation of input [N, C, L] (or unbatched [C, L]) with weight [O, C/groups, k]
     (ConvolutionBackward0); padding may be an int, 'valid' or 'same'."""

@@ -135,8 +135,7 @@ def _three(v):
     return (int(v),) * 3 if isinstance(v, (int, np.integer)) else v
 
 
-@register(category="nn", cli=True, cli_params={"stride": "ints", "padding": "ints", "dilation": "ints"},
-          cli_example="tensorcli conv3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --weight '[[[[[1.0]],[[-1]]]]]'")
+@register(category="nn")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D cross-correlation of input [N, C, D, H, W] (or unbatched [C, D, H, W]) with weight
     [O, C/groups, kd, kh, kw] (ConvolutionBackward0); padding may be an int, a triple, 'valid' or 'same'."""

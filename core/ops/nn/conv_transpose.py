@@ -10,7 +10,6 @@ from ..registry import register
 from ._util import _alloc, _shape, check_conv_dtypes
 from .im2col import Im2ColNdBackward0, _col2im_nd, _im2col_nd
 
-_PARAMS = {"stride": "ints", "padding": "ints", "output_padding": "ints", "dilation": "ints"}
 _AXES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
 
 
@@ -141,24 +140,21 @@ def _conv_transpose(nsp, input, weight, bias, stride, padding, output_padding, g
     return ConvolutionBackward0.apply(input, weight, bias, s, p, d, int(groups), out)
 
 
-@register(category="nn", cli=True, cli_params=_PARAMS,
-          cli_example="tensorcli conv-transpose1d '[[[1.0,2,3]]]' --weight '[[[1.0,-1]]]' --stride 2")
+@register(category="nn")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution of [N, C_in, L] (or unbatched [C_in, L]) input with weight
     [C_in, C_out/groups, k] (ConvolutionBackward0)."""
     return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
-@register(category="nn", cli=True, cli_params=_PARAMS,
-          cli_example="tensorcli conv-transpose2d '[[[[1.0,2],[3,4]]]]' --weight '[[[[1.0,0],[0,-1]]]]' --stride 2")
+@register(category="nn")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution ("deconvolution") of [N, C_in, H, W] (or unbatched [C_in, H, W]) input with
     weight [C_in, C_out/groups, kh, kw] (ConvolutionBackward0)."""
     return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
-@register(category="nn", cli=True, cli_params=_PARAMS,
-          cli_example="tensorcli conv-transpose3d '[[[[[1.0,2]]]]]' --weight '[[[[[1.0,-1]]]]]' --stride 2")
+@register(category="nn")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of [N, C_in, D, H, W] (or unbatched [C_in, D, H, W]) input with weight
     [C_in, C_out/groups, kd, kh, kw] (ConvolutionBackward0)."""

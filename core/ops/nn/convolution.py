@@ -29,9 +29,7 @@ def _ints(name, pos, v):
     raise TypeError(f"convolution(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
 
 
-@register(category="nn", cli_reason="nine positional arguments (strides, paddings, transposed flag...): use "
-                                    "tensorcli conv1d / conv2d / conv-transpose2d, or call torch.convolution in an "
-                                    "expression")
+@register(category="nn")
 def convolution(input, weight, bias=_MISSING, stride=_MISSING, padding=_MISSING, dilation=_MISSING,
                 transposed=_MISSING, output_padding=_MISSING, groups=_MISSING):
     """torch.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups): the
@@ -90,9 +88,7 @@ class ConvTbcBackward0(Op):
         return gx, gw, gb
 
 
-@register(category="nn", cli=True, cli_params={"pad": "int"},
-          cli_example="tensorcli conv-tbc '[[[1.0,2]],[[3,4]],[[5,6]]]' --weight '[[[1.0],[0]],[[0],[1]]]' "
-                      "--bias '[0.5]' --pad 0")
+@register(category="nn")
 def conv_tbc(input, weight, bias=_MISSING, pad=0):
     """1-D convolution over time of (time, batch, channels) input with a (kernel, in, out) weight and a bias,
     `pad` zeros on both ends of time, as torch.conv_tbc."""

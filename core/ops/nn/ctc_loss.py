@@ -222,9 +222,7 @@ def _check(log_probs, targets, il, tl, blank):
             raise RuntimeError(f"Expected input_lengths to have value {bound[0]} {bound[1]}, but got value {n}{where}")
 
 
-@register(category="nn", function=False,
-          cli_reason="four tensors with length bookkeeping (targets padded or concatenated): call F.ctc_loss in an "
-                     "expression")
+@register(category="nn", function=False)
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """CTC loss of (T, N, C) or (T, C) log-probabilities against padded (N, S) or concatenated targets:
     reduction 'mean' divides each loss by its target length (at least 1) and averages, 'sum' adds, 'none'

@@ -7,8 +7,7 @@ from ...autograd.grad_mode import no_grad
 from ..registry import register
 
 
-@register(category="nn", cli=True,
-          cli_example="tensorcli cosine-similarity '[[1.0,0],[1,1]]' --x2 '[[1.0,1],[1,1]]' --dim 1")
+@register(category="nn")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1/||x1|| * x2/||x2||) along dim, each norm clamped to at least eps (SumBackward1)."""
     common = _dt.result_type(x1, x2)
@@ -38,8 +37,7 @@ def _broadcast_shape(a, b):
     return tuple(out)
 
 
-@register(category="nn", cli=True,
-          cli_example="tensorcli pairwise-distance '[[1.0,0],[1,1]]' --x2 '[[0.0,1],[1,1]]'")
+@register(category="nn")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (NormBackward1)."""
     dim = max(x1.dim(), x2.dim()) - 1

@@ -10,8 +10,7 @@ from ..registry import export, register
 from ._util import _make, _torch_name
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli dropout '[[1.0,2,3,4]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (input * noise: MulBackward0);
     returns input itself when not training or p == 0."""
@@ -50,8 +49,7 @@ def _feature_noise(input, p):
     return _bernoulli_noise(_make(np.empty(shape, dtype=dt)), p)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli dropout2d '[[[[1.0,2],[3,4]]]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of [N, C, H, W] input with probability p, scaling the rest by 1/(1-p)
     (input * noise: MulBackward0); 3-D input is taken as [N, C, L], with torch's warnings."""

@@ -50,8 +50,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     return input.mul_(noise).add_(b) if inplace else input * noise + b
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli alpha-dropout '[[1.0,2,3,4]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's self-normalising mean and variance: dropped elements become
     -alpha * scale, then an affine correction (AddBackward0)."""
@@ -59,16 +58,14 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _dropout_impl(input, p, training, False, True, inplace)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli feature-alpha-dropout '[[[1.0,2]],[[3,4]]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1) (AddBackward0)."""
     _check_p(p)
     return _dropout_impl(input, p, training, True, True, inplace)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli dropout3d '[[[[[1.0,2]]]]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of [N, C, D, H, W] (or unbatched [C, D, H, W]) input with probability p,
     scaling the rest by 1/(1-p), with torch's warning for other ranks."""
@@ -83,8 +80,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout_nd(input, p, training, inplace, batched=nd == 5)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"inplace": "skip"},
-          cli_example="tensorcli dropout1d '[[[1.0,2,3]]]' --p 0.5 --no-training")
+@register(category="nn", function=False)
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of [N, C, L] (or unbatched [C, L]) input with probability p, scaling the rest
     by 1/(1-p); other ranks raise torch's RuntimeError."""

@@ -50,9 +50,7 @@ class EmbeddingDenseBackward0(Op):
         return r
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"input": "tensor", "padding_idx": "int", "max_norm": "number", "sparse": "skip"},
-          cli_example="tensorcli embedding '[2,0]' --weight '[[0.0,1],[2,3],[4,5]]'")
+@register(category="nn", function=False)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of weight selected by integer indices (EmbeddingBackward0); padding_idx rows get no gradient."""
     if padding_idx is not None:
@@ -212,10 +210,7 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     return EmbeddingBagBackward0.apply(weight, indices, starts, ends, int(mode), per_sample_weights, pad, last)
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"offsets": "tensor", "per_sample_weights": "tensor", "padding_idx": "int", "sparse": "skip",
-                      "max_norm": "skip"},
-          cli_example="tensorcli embedding-bag '[0,2,1,1]' --weight '[[0.0,1],[2,3],[4,5]]' --offsets '[0,2]'")
+@register(category="nn", function=False)
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sum / mean / max of the embedding rows of each bag (bags: rows of 2-D input, or input[offsets[i]:

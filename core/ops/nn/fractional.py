@@ -15,7 +15,6 @@ from ._util import _make, _shape
 from .pool_nd import _scatter_np
 
 _INTS = {2: "Ints", 3: "three Ints"}
-_X = "'[[[[1.0,2,3,4],[5,6,7,8],[9,10,11,12],[13,14,15,16]]]]'"
 
 
 def _intervals(sample, in_size, out_size, k):
@@ -152,11 +151,7 @@ def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_sampl
         input, k, out, _random_samples)
 
 
-_PARAMS = {"kernel_size": "ints", "output_size": "ints", "output_ratio": "number", "_random_samples": "skip"}
-
-
-@register(category="nn", function=False, cli=True, cli_params=_PARAMS,
-          cli_example=f"tensorcli fractional-max-pool2d {_X} --kernel-size 2,2 --output-size 2,2")
+@register(category="nn", function=False)
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """Max over kh x kw windows at pseudo-random fractional strides, to output_size (or input * output_ratio)
@@ -165,9 +160,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     return (vals, idx) if return_indices else vals
 
 
-@register(category="nn", function=False, cli=True, cli_params=_PARAMS,
-          cli_example="tensorcli fractional-max-pool3d '[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]' --kernel-size 1,1,1 "
-                      "--output-size 1,1,1")
+@register(category="nn", function=False)
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """fractional_max_pool2d over [N, C, T, H, W] (FractionalMaxPool3DBackward0); indices are flat t*H*W + h*W + w."""

@@ -237,10 +237,9 @@ def _parse(name, interpolation_mode, padding_mode, align_corners):
 
 
 # no commands yet: the CLI's own --grid option (draw as grids) takes the name of torch's `grid` parameter
-_CLI_REASON = "its `grid` argument collides with the CLI's own --grid option: call it in an expression"
 
 
-@register(category="nn", cli_reason=_CLI_REASON)
+@register(category="nn")
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     """Sample [N, C, H, W] at the locations of grid [N, Ho, Wo, 2] (torch.grid_sampler_2d, integer modes).
 
@@ -251,7 +250,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     return GridSampler2DBackward0.apply(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
 
 
-@register(category="nn", cli_reason=_CLI_REASON)
+@register(category="nn")
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     """Sample [N, C, D, H, W] at the locations of grid [N, Do, Ho, Wo, 3] (torch.grid_sampler_3d, integer modes).
 
@@ -270,7 +269,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return fn(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
-@register(category="nn", function=False, cli_reason=_CLI_REASON)
+@register(category="nn", function=False)
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample input [N, C, H, W] (or [N, C, D, H, W]) at the normalised locations of grid [N, Ho, Wo, 2]
     ([N, Do, Ho, Wo, 3]): bilinear, nearest or bicubic; zeros, border or reflection padding."""

@@ -11,8 +11,6 @@ from ...autograd.function import Op
 from ..registry import register
 from ._util import _alloc, _pair, _shape
 
-_WINDOW_PARAMS = {"kernel_size": "ints", "dilation": "ints", "padding": "ints", "stride": "ints"}
-
 
 def _out_len(size, lo, hi, k, d, s):
     return (size + lo + hi - d * (k - 1) - 1) // s + 1
@@ -215,8 +213,7 @@ def _check_im2col_params(k, d, p, s):
         raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} pad_width: {p[1]}")
 
 
-@register(name="im2col", category="nn", function=False, cli=True, cli_params=_WINDOW_PARAMS,
-          cli_example="tensorcli im2col '[[[[1,2,3],[4,5,6],[7,8,9]]]]' --kernel-size 2")
+@register(name="im2col", category="nn", function=False)
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Extract sliding blocks: [N, C, H, W] -> [N, C*kh*kw, L] (Im2ColBackward0); 3-D input is unbatched."""
     k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
@@ -239,8 +236,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return Im2ColBackward0.apply(input, k, d, (p[0], p[0], p[1], p[1]), s)
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_WINDOW_PARAMS, "output_size": "ints"},
-          cli_example="tensorcli fold '[[[1,2,3,4]]]' --output-size 2,2 --kernel-size 1")
+@register(category="nn", function=False)
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sum sliding blocks back into an image: [N, C*kh*kw, L] -> [N, C, H, W] (Col2ImBackward0)."""
     o, k, d, p, s = _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)

@@ -290,11 +290,7 @@ _WRONG_RANK = {(3, "bilinear"): "Got 3D input, but bilinear mode needs 4D input"
 _RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"size": "ints", "scale_factor": "number", "align_corners": "flag",
-                      "recompute_scale_factor": "flag", "antialias": "flag"},
-          cli_choices={"mode": ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")},
-          cli_example="tensorcli interpolate '[[[1.0,2,4]]]' --scale-factor 2 --mode linear")
+@register(category="nn", function=False)
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of [N, C, *spatial] input to `size` (or spatial * scale_factor): nearest,
@@ -330,8 +326,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"size": "ints", "scale_factor": "number"},
-          cli_example="tensorcli upsample-nearest '[[[[1.0,2],[3,4]]]]' --scale-factor 2")
+@register(category="nn", function=False)
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated F.upsample_nearest: interpolate(..., mode='nearest') with torch's warning."""
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -339,8 +334,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-@register(category="nn", function=False, cli=True, cli_params={"size": "ints", "scale_factor": "number"},
-          cli_example="tensorcli upsample-bilinear '[[[[1.0,2],[3,4]]]]' --scale-factor 2")
+@register(category="nn", function=False)
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated F.upsample_bilinear: interpolate(..., mode='bilinear', align_corners=True) with torch's warning."""
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",

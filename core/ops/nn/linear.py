@@ -11,8 +11,7 @@ from ..registry import register
 from ._util import _shape, _short
 
 
-@register(category="nn", function=False, cli=True,
-          cli_example="tensorcli normalize '[[3.0,4],[1,0]]' --dim 1")
+@register(category="nn", function=False)
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p along dim, eps), as torch.nn.functional.normalize computes it."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
@@ -21,8 +20,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
-@register(category="nn", function=False, cli=True,
-          cli_example="tensorcli linear '[[1.0,2,3]]' --weight '[[1.0,0,0],[0,1,1]]' --bias '[0.5,-1]'")
+@register(category="nn", function=False)
 def linear(input, weight, bias=None):
     """input @ weight.T + bias. 2-D input with bias is one addmm (AddmmBackward0), like PyTorch."""
     if input._data.ndim == 0 or weight._data.ndim == 0:

@@ -18,10 +18,6 @@ from .softmax import LogSoftmaxBackward0, _log_softmax_at, log_softmax
 _F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 _maxat, _WHOLE = np.maximum.reduceat, np.zeros(1, np.intp)
 
-_LEGACY = {"size_average": "skip", "reduce": "skip"}
-_LOGITS = "'[[2.0,0.5,-1],[0.1,0.2,3]]'"
-_PAIR = "'[0.5,2,-1]' --target '[1.0,1,0]'"
-
 
 def _nll_parts(x, t, w, ignore_index):
     """(class index array, per-element weights) for input x [N, C, *] and target t [N, *]."""
@@ -210,8 +206,7 @@ class NllLossBackwardBackward0(Op):
         return cls.apply(gg, target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example=f"tensorcli nll-loss {_LOGITS} --target '[0,2]'")
+@register(category="nn", function=False)
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of target classes given log-probabilities input [N, C, *] (or [C])
     (NllLossBackward0; NllLoss2DBackward0 for spatial inputs)."""
@@ -263,8 +258,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return r.view(tshape) if reduction == "none" else r
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example=f"tensorcli cross-entropy {_LOGITS} --target '[0,2]' --label-smoothing 0.1")
+@register(category="nn", function=False)
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """log_softmax over the class dim followed by nll_loss (class-index targets), or the soft-label
@@ -442,8 +436,7 @@ class MseLossBackward0(Op):
         return (gi if need[0] else None), (-gi if need[1] else None)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example=f"tensorcli mse-loss {_PAIR}")
+@register(category="nn", function=False)
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)^2, reduced (MseLossBackward0)."""
     _size_warning(input, target)
@@ -461,8 +454,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return MseLossBackward0.apply(input, target, reduction)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example=f"tensorcli l1-loss {_PAIR} --reduction sum")
+@register(category="nn", function=False)
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target|, reduced (composite, like PyTorch: AbsBackward0 then MeanBackward0/SumBackward0)."""
     _size_warning(input, target)
@@ -520,8 +512,7 @@ class BinaryCrossEntropyBackward0(Op):
         return gi, gt
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli binary-cross-entropy '[0.2,0.9]' --target '[0.0,1]'")
+@register(category="nn", function=False)
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 (BinaryCrossEntropyBackward0)."""
     reduction = _reduction(reduction, size_average, reduce)
@@ -581,8 +572,7 @@ def _log_sigmoid(x):
     return x.clamp_max(0) - (-x.abs()).exp().log1p()
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_LEGACY, "pos_weight": "tensor"},
-          cli_example="tensorcli binary-cross-entropy-with-logits '[0.5,-2,3]' --target '[1.0,0,1]'")
+@register(category="nn", function=False)
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """Sigmoid + binary cross entropy in one numerically stable op (BinaryCrossEntropyWithLogitsBackward0)."""
@@ -713,8 +703,7 @@ def _robust_args(input, target, kernel):
     return input, target
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example=f"tensorcli smooth-l1-loss {_PAIR} --beta 0.5")
+@register(category="nn", function=False)
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, reduced (SmoothL1LossBackward0; l1_loss if beta=0)."""
     reduction = _reduction(reduction, size_average, reduce)
@@ -726,7 +715,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return SmoothL1LossBackward0.apply(input, target, reduction, float(beta))
 
 
-@register(category="nn", function=False, cli=True, cli_example=f"tensorcli huber-loss {_PAIR} --delta 0.5")
+@register(category="nn", function=False)
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), reduced (HuberLossBackward0)."""
     reduction = _reduction(reduction)
@@ -741,8 +730,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return HuberLossBackward0.apply(input, target, reduction, float(delta))
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli kl-div '[-1.0,-0.5,-2]' --target '[0.2,0.5,0.3]' --reduction batchmean")
+@register(category="nn", function=False)
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log(target) - input) (or exp(target) * (target - input) with log_target), reduced;
     'batchmean' divides the sum by the batch size. Composite, as in PyTorch."""

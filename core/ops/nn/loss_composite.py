@@ -13,7 +13,6 @@ from ._util import _reduction, _torch_name
 from .activation import logsigmoid
 from .distance import pairwise_distance
 
-_LEGACY = {"size_average": "skip", "reduce": "skip"}
 _ENUM = ("none", "mean", "sum")
 
 
@@ -31,8 +30,7 @@ def _enum(reduction):
     return _ENUM[reduction]
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli margin-ranking-loss '[0.5,2]' --input2 '[1.0,1]' --target '[1.0,-1]'")
+@register(category="nn", function=False)
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin), reduced (a composite)."""
     reduction = _reduction(reduction, size_average, reduce)
@@ -53,8 +51,7 @@ def torch_margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     return _margin_ranking(input1, input2, target, margin, _enum(reduction))
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli hinge-embedding-loss '[0.5,2,0.1]' --target '[1.0,-1,-1]'")
+@register(category="nn", function=False)
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1, reduced (a composite)."""
     return _hinge_embedding(input, target, margin, _reduction(reduction, size_average, reduce))
@@ -74,8 +71,7 @@ def torch_hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return _hinge_embedding(input, target, margin, _enum(reduction))
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli cosine-embedding-loss '[[1.0,0],[0,1]]' --input2 '[[1.0,1],[1,0]]' --target '[1,-1]'")
+@register(category="nn", function=False)
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target is 1, max(0, cos - margin) where target is -1, reduced (a composite)."""
     return _cosine_embedding(input1, input2, target, margin, _reduction(reduction, size_average, reduce))
@@ -125,8 +121,7 @@ def _triplet(anchor, positive, negative, margin, p, eps, swap, reduction):
     return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_LEGACY, "negative": "tensor"},
-          cli_example="tensorcli triplet-margin-loss '[[0.0,1]]' --positive '[[0.0,2]]' --negative '[[1.0,1]]'")
+@register(category="nn", function=False)
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with the p-norm pairwise distance, reduced (a composite)."""
@@ -143,9 +138,7 @@ def torch_triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1
     return _triplet(anchor, positive, negative, margin, p, eps, swap, _enum(reduction))
 
 
-@register(category="nn", function=False, cli=True, cli_params={"distance_function": "skip", "negative": "tensor"},
-          cli_example="tensorcli triplet-margin-with-distance-loss '[[0.0,1]]' --positive '[[0.0,2]]' "
-                      "--negative '[[1.0,1]]'")
+@register(category="nn", function=False)
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with any distance function (pairwise_distance by default)."""
@@ -173,8 +166,7 @@ def _poisson_nll(input, target, log_input, full, eps, reduction):
     return _apply_reduction(loss, reduction)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli poisson-nll-loss '[0.5,2,0.1]' --target '[1.0,3,0]'")
+@register(category="nn", function=False)
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """exp(x) - target * x (log_input) or x - target * log(x + eps), plus Stirling's term when full (a composite)."""
@@ -208,8 +200,7 @@ def _gaussian_var(input, var):
     return var
 
 
-@register(category="nn", function=False, cli=True, cli_params={"var": "tensor"},
-          cli_example="tensorcli gaussian-nll-loss '[0.5,2]' --target '[1.0,1]' --var '[1.0,0.5]'")
+@register(category="nn", function=False)
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 * (log(max(var, eps)) + (input - target)**2 / max(var, eps)) (+ log(2 pi) / 2 when full), reduced."""
     var = _gaussian_var(input, var)
@@ -224,8 +215,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _apply_reduction(loss, reduction)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli multilabel-soft-margin-loss '[[0.5,-2,1]]' --target '[[1.0,0,1]]'")
+@register(category="nn", function=False)
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)) averaged over classes, reduced over samples (a composite)."""
     if size_average is not None or reduce is not None:

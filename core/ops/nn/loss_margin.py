@@ -11,8 +11,6 @@ from ..pointwise import _broadcast_error
 from ..registry import register
 from ._util import _reduce_np, _reduction, _shape, _short
 
-_LEGACY = {"size_average": "skip", "reduce": "skip"}
-
 
 def _not_differentiable(fn, name, t):
     """ATen's check for an argument derivatives.yaml marks non-differentiable."""
@@ -49,8 +47,7 @@ class SoftMarginLossBackward0(Op):
         return (z / (1 + z)) * g * (-norm) * t, None
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli soft-margin-loss '[0.5,-2,1]' --target '[1.0,-1,1]'")
+@register(category="nn", function=False)
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean/sum of log(1 + exp(-target * input)) (SoftMarginLossBackward0)."""
     reduction = _reduction(reduction, size_average, reduce)
@@ -152,8 +149,7 @@ def _multi_margin_checks(input, target, weight):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_shape(weight._data.shape)}")
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli multi-margin-loss '[[0.1,0.8,0.3]]' --target '[1]'")
+@register(category="nn", function=False)
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Multi-class hinge loss: sum over d != y of max(0, margin - x[y] + x[d])**p / C (MultiMarginLossBackward0)."""
     reduction = _reduction(reduction, size_average, reduce)
@@ -217,8 +213,7 @@ class MultilabelMarginLossBackward0(Op):
             None
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LEGACY,
-          cli_example="tensorcli multilabel-margin-loss '[[0.1,0.2,0.4,0.8]]' --target '[[3,0,-1,1]]'")
+@register(category="nn", function=False)
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-label hinge loss over the target classes listed (up to the first -1) in target
     (MultilabelMarginLossBackward0)."""

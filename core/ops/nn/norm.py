@@ -120,7 +120,7 @@ class NativeBatchNormBackward0(Op):
 def _check_mixed_dtypes(input, *params):
     """ATen's CPU batch_norm: parameters of another dtype than input's are only allowed as float32 ones with
     a reduced-precision input (float16 here); otherwise its 'mixed dtype (CPU)' RuntimeErrors.
-    Integral parameters are still accepted (and cast), unlike torch: the batch-norm command's cli_example
+    Integral parameters are still accepted (and cast), unlike torch: the batch-norm command's example
     passes int running stats (known disagreement until that example changes)."""
     ps = [p._data.dtype for p in params if p is not None and p._data.dtype.kind == "f"]
     if all(d == input._data.dtype for d in ps):
@@ -131,9 +131,7 @@ def _check_mixed_dtypes(input, *params):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
-@register(category="nn", function=False, cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor"},
-          cli_example="tensorcli batch-norm '[[1.0,2],[3,4],[5,9]]' --running-mean '[0,0]' --running-var '[1,1]' "
-                      "--training")
+@register(category="nn", function=False)
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalise each channel (dim 1) of [N, C, *] input (NativeBatchNormBackward0)."""
     shp = input._data.shape
@@ -247,8 +245,7 @@ class NativeLayerNormBackward0(Op):
         return gi, gw, gb
 
 
-@register(category="nn", function=False, cli=True, cli_params={"normalized_shape": "ints"},
-          cli_example="tensorcli layer-norm '[[1.0,2,3],[2,4,9]]' --normalized-shape 3")
+@register(category="nn", function=False)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing normalized_shape dims (NativeLayerNormBackward0)."""
     ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
@@ -284,8 +281,7 @@ def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
 
 # -- group_norm, instance_norm --------------------------------------------------------------------------
 
-@register(category="nn", function=False, cli=True, cli_params={"num_groups": "int"},
-          cli_example="tensorcli group-norm '[[[1.0,2],[3,4],[5,9],[0,1]]]' --num-groups 2")
+@register(category="nn", function=False)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise [N, C, *] input over groups of C/num_groups channels (NativeGroupNormBackward0)."""
     shp = input._data.shape
@@ -314,8 +310,7 @@ def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn
     return group_norm(input, num_groups, weight, bias, eps)
 
 
-@register(category="nn", function=False, cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor"},
-          cli_example="tensorcli instance-norm '[[[1.0,2,4],[3,4,0]]]'")
+@register(category="nn", function=False)
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     """Normalise each (sample, channel) over its positions: batch_norm on the [1, N*C, *] view, as PyTorch

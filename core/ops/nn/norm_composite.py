@@ -30,8 +30,7 @@ def _check_rms(input, ns, weight):
                            f"{', '.join(map(str, ns))}], but got input of size{_shape(shp)}")
 
 
-@register(category="nn", cli=True, cli_params={"normalized_shape": "ints"},
-          cli_example="tensorcli rms-norm '[[1.0,2,3],[2,4,9]]' --normalized-shape 3")
+@register(category="nn")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x**2 over the trailing normalized_shape dims) + eps) (* weight); eps defaults to
     the dtype's machine epsilon (a composite: MulBackward0)."""
@@ -50,8 +49,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return result
 
 
-@register(category="nn", function=False, cli=True, cli_params={"size": "int"},
-          cli_example="tensorcli local-response-norm '[[[1.0,2],[3,4],[5,6]]]' --size 2")
+@register(category="nn", function=False)
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha * mean of x**2 over `size` neighbouring channels)**beta, the window zero-padded
     (size // 2 before, (size - 1) // 2 after) as torch's avg-pool formulation (DivBackward0)."""

@@ -103,8 +103,7 @@ def _circular_map(size, lo, hi):
     return idx
 
 
-@register(category="nn", function=False, cli=True, cli_params={"pad": "ints"},
-          cli_example="tensorcli pad '[[1,2],[3,4]]' --pad 1,1 --mode replicate")
+@register(category="nn", function=False)
 def pad(input, pad, mode="constant", value=None):
     """Pad the trailing dims: pad = (last_left, last_right, 2nd_last_left, ...). Modes: constant
     (ConstantPadNdBackward0; negative amounts crop), reflect, replicate, circular."""
@@ -152,8 +151,7 @@ def pad(input, pad, mode="constant", value=None):
     return _PAD_OPS[(mode, n)].apply(input, tuple(maps))
 
 
-@register(category="shape", cli=True, cli_params={"pad": "ints"},   # torch.* only (not in F): a shape op
-          cli_example="tensorcli constant-pad-nd '[[1,2],[3,4]]' --pad 1,0 --value 9")
+@register(category="shape")   # torch.* only (not in F): a shape op
 def constant_pad_nd(input, pad, value=0):
     """torch.constant_pad_nd: pad (negative amounts crop) the trailing dims with `value`
     (ConstantPadNdBackward0); pad = (last_lo, last_hi, prev_lo, ...)."""

@@ -85,7 +85,7 @@ class PdistBackwardBackward0(Op):
         raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
 
 
-@register(category="nn", cli=True, cli_example="tensorcli pdist '[[0.0,0],[3,4],[6,8]]' --p 2")
+@register(category="nn")
 def pdist(input, p=2):
     """||x[i] - x[j]||_p for every pair of rows i < j, as a 1-D tensor of n (n - 1) / 2 (PdistBackward0)."""
     if input._data.ndim != 2:

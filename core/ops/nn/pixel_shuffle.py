@@ -7,8 +7,6 @@ import numpy as np
 from ...autograd.function import Op
 from ..registry import export, register
 
-_IMG = "'[[[1,2],[3,4]],[[5,6],[7,8]],[[9,10],[11,12]],[[13,14],[15,16]]]'"
-
 
 def _shuffle_np(x, r):
     *b, c, h, w = x.shape
@@ -49,8 +47,7 @@ class PixelUnshuffleBackward0(Op):
         return PixelShuffleBackward0.apply(g, ctx.r)
 
 
-@register(category="nn", cli=True, cli_params={"upscale_factor": "int"},
-          cli_example=f"tensorcli pixel-shuffle {_IMG} --upscale-factor 2")
+@register(category="nn")
 def pixel_shuffle(input, upscale_factor):
     """[*, C * r**2, H, W] -> [*, C, H * r, W * r] (PixelShuffleBackward0)."""
     nd = input._data.ndim
@@ -67,8 +64,7 @@ def pixel_shuffle(input, upscale_factor):
     return PixelShuffleBackward0.apply(input, r)
 
 
-@register(category="nn", cli=True, cli_params={"downscale_factor": "int"},
-          cli_example="tensorcli pixel-unshuffle '[[[1,2],[3,4]]]' --downscale-factor 2")
+@register(category="nn")
 def pixel_unshuffle(input, downscale_factor):
     """[*, C, H * r, W * r] -> [*, C * r**2, H, W] (PixelUnshuffleBackward0)."""
     nd = input._data.ndim
@@ -102,8 +98,7 @@ class ChannelShuffleBackward0(Op):
         return ChannelShuffleBackward0.apply(g, ctx.back)
 
 
-@register(category="nn", cli=True, cli_params={"groups": "int"},
-          cli_example="tensorcli channel-shuffle '[[[1],[2],[3],[4]]]' --groups 2")
+@register(category="nn")
 def channel_shuffle(input, groups):
     """Split the C channels (dim 1) into groups and interleave them: [N, g, C/g, *] -> [N, C/g, g, *]
     (ChannelShuffleBackward0)."""

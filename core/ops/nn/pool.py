@@ -8,9 +8,6 @@ from ..registry import register
 from ._util import _make, _shape
 from .im2col import _padded
 
-_POOL_PARAMS = {"kernel_size": "ints", "stride": "ints", "padding": "ints", "dilation": "ints"}
-_IMG = "'[[[[1.0,2,3,4],[5,6,7,8],[9,10,11,12],[13,14,15,16]]]]'"
-
 
 def _pool_out(size, k, pad, s, d, ceil_mode):
     """PyTorch's pooling_output_shape (the last window must start inside the input or left padding)."""
@@ -180,8 +177,7 @@ class MaxPoolGatherBackward0(Op):
         return MaxPool2DWithIndicesBackwardBackward0.apply(g, idx, ctx.shape, False), None
 
 
-@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool2d-with-indices {_IMG} --kernel-size 2")
+@register(category="nn", function=False)
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     """Max over sliding windows plus the flat (h*W + w) index of each maximum."""
@@ -194,8 +190,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return out, idx
 
 
-@register(category="nn", cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool2d {_IMG} --kernel-size 2 --stride 1")
+@register(category="nn")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over kh x kw windows (MaxPool2DWithIndicesBackward0); stride defaults to kernel_size."""
     out, idx = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -278,8 +273,7 @@ class AvgPool2DBackwardBackward0(Op):
         return AvgPool2DBackward0.apply(gg, k, s, p, out_hw, divisor)
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_POOL_PARAMS, "divisor_override": "int"},
-          cli_example=f"tensorcli avg-pool2d {_IMG} --kernel-size 2")
+@register(category="nn", function=False)
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """Mean over kh x kw windows (AvgPool2DBackward0); padding counts in the divisor unless

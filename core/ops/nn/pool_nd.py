@@ -15,12 +15,6 @@ from ._util import _make, _shape, _torch_name
 from .activation import relu
 from .pool import _pool_out, avg_pool2d, max_pool2d, max_pool2d_with_indices
 
-_POOL_PARAMS = {"kernel_size": "ints", "stride": "ints", "padding": "ints", "dilation": "ints"}
-_SEQ = "'[[[1.0,3,2,5,4,6]]]'"
-_CUBE = "'[[[[[1.0,2],[3,4]],[[5,6],[7,8]]]]]'"
-_IMG = "'[[[[1.0,2,3],[4,5,6],[7,8,9]]]]'"
-_LP_PARAMS = {"norm_type": "number", "kernel_size": "ints", "stride": "ints"}
-
 
 # ---------------------------------------------------------------- 1-D (PyTorch: 2-D over a unit height)
 
@@ -83,8 +77,7 @@ def _max_pool1d_indices(input, kernel_size, stride, padding, dilation, ceil_mode
     return out.squeeze(-2), idx.squeeze(-2)
 
 
-@register(category="nn", cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool1d {_SEQ} --kernel-size 2")
+@register(category="nn")
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over windows of the last dim of [N, C, L] (or [C, L]); stride defaults to kernel_size
     (the 2-D kernel over a unit height, as PyTorch: grad_fn SqueezeBackward1)."""
@@ -100,8 +93,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool1d_indices(input, k, s, p, d, ceil_mode)[0]
 
 
-@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool1d-with-indices {_SEQ} --kernel-size 2")
+@register(category="nn", function=False)
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     """Max over windows of the last dim plus the position of each maximum (F.max_pool1d_with_indices)."""
@@ -115,8 +107,7 @@ def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dila
     return _max_pool1d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-@register(category="nn", cli=True, cli_params={"kernel_size": "ints", "stride": "ints", "padding": "ints"},
-          cli_example=f"tensorcli avg-pool1d {_SEQ} --kernel-size 2")
+@register(category="nn")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over windows of the last dim of [N, C, L] (or [C, L]): avg_pool2d over a unit height, as PyTorch
     (grad_fn SqueezeBackward1)."""
@@ -314,8 +305,7 @@ def _max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode
     return MaxPool3DWithIndicesBackward0.apply(input, k, s, p, d, out)
 
 
-@register(category="nn", cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool3d {_CUBE} --kernel-size 2")
+@register(category="nn")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over kt x kh x kw windows of [N, C, D, H, W] (or [C, D, H, W]) (MaxPool3DWithIndicesBackward0);
     stride defaults to kernel_size; indices are flat d*H*W + h*W + w."""
@@ -323,8 +313,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
-@register(category="nn", function=False, cli=True, cli_params=_POOL_PARAMS,
-          cli_example=f"tensorcli max-pool3d-with-indices {_CUBE} --kernel-size 2")
+@register(category="nn", function=False)
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     """Max over 3-D windows plus the flat (d*H*W + h*W + w) index of each maximum (F.max_pool3d_with_indices)."""
@@ -397,8 +386,7 @@ class AvgPool3DBackwardBackward0(Op):
         return AvgPool3DBackward0.apply(gg, *ctx.meta)
 
 
-@register(category="nn", function=False, cli=True, cli_params={**_POOL_PARAMS, "divisor_override": "int"},
-          cli_example=f"tensorcli avg-pool3d {_CUBE} --kernel-size 2")
+@register(category="nn", function=False)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """Mean over kt x kh x kw windows (AvgPool3DBackward0); padding counts in the divisor unless
@@ -422,9 +410,7 @@ def _ntuple(x, n):
     return tuple(x) if isinstance(x, Iterable) else (x,) * n
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={**_LP_PARAMS, "kernel_size": "int", "stride": "int"},   # torch multiplies by kernel_size
-          cli_example=f"tensorcli lp-pool1d {_SEQ} --norm-type 2 --kernel-size 2")
+@register(category="nn", function=False)
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over windows of the last dim: (sum of x**p over each window)**(1/p).
 
@@ -439,8 +425,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LP_PARAMS,
-          cli_example=f"tensorcli lp-pool2d {_IMG} --norm-type 2 --kernel-size 2,2")
+@register(category="nn", function=False)
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over kh x kw windows: (sum of x**p over each window)**(1/p).
 
@@ -455,8 +440,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
 
 
-@register(category="nn", function=False, cli=True, cli_params=_LP_PARAMS,
-          cli_example=f"tensorcli lp-pool3d {_CUBE} --norm-type 2 --kernel-size 2,2,2")
+@register(category="nn", function=False)
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over kd x kh x kw windows: (sum of x**p over each window)**(1/p).
 

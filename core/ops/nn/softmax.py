@@ -207,16 +207,14 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax_common(LogSoftmaxBackward0, "log_softmax", input, dim, dtype, _stacklevel)
 
 
-@register(name="softmax", category="nn", methods=("softmax",), cli=True,
-          cli_example="tensorcli softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@register(name="softmax", category="nn", methods=("softmax",))
 @_torch_name
 def torch_softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along dim (torch.softmax, Tensor.softmax)."""
     return softmax(input, dim, dtype=dtype)
 
 
-@register(name="log_softmax", category="nn", methods=("log_softmax",), cli=True,
-          cli_example="tensorcli log-softmax '[[1.0,2,3],[1,1,1]]' --dim 1")
+@register(name="log_softmax", category="nn", methods=("log_softmax",))
 @_torch_name
 def torch_log_softmax(input, dim, dtype=None):
     """x - logsumexp(x) along dim, computed stably (torch.log_softmax, Tensor.log_softmax)."""

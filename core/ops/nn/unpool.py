@@ -11,8 +11,6 @@ from ...autograd.function import Op
 from ..registry import register
 from ._util import _alloc, _shape
 
-_X = "'[[[5.0,7]]]'"
-
 
 def _ntuple(v, n):
     """PyTorch's _pair/_triple: an int repeats, a sequence stays as given (a short one fails later, as torch)."""
@@ -120,10 +118,7 @@ def _args(kernel_size, stride, padding, n):
     return k, (k if stride is None else _ntuple(stride, n)), _ntuple(padding, n)
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
-                      "output_size": "ints"},
-          cli_example=f"tensorcli max-unpool1d {_X} --indices '[[[1,2]]]' --kernel-size 2")
+@register(category="nn", function=False)
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, L] (or [C, L]) at its index along a zero output of length
     (L-1)*stride + kernel_size - 2*padding (or output_size): max_unpool2d over a unit width, as PyTorch."""
@@ -132,10 +127,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), out).squeeze(-1)
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
-                      "output_size": "ints"},
-          cli_example="tensorcli max-unpool2d '[[[[5.0]]]]' --indices '[[[[3]]]]' --kernel-size 2,2")
+@register(category="nn", function=False)
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, H, W] (or [C, H, W]) at its flat h*W_out + w index of a zero output
     (MaxUnpool2DBackward0): the partial inverse of max_pool2d(return_indices=True)."""
@@ -148,10 +140,7 @@ def _max_unpool2d(input, indices, out):
     return MaxUnpool2DBackward0.apply(input, indices, tuple(out))
 
 
-@register(category="nn", function=False, cli=True,
-          cli_params={"indices": "tensor", "kernel_size": "ints", "stride": "ints", "padding": "ints",
-                      "output_size": "ints"},
-          cli_example="tensorcli max-unpool3d '[[[[[5.0]]]]]' --indices '[[[[[7]]]]]' --kernel-size 2,2,2")
+@register(category="nn", function=False)
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Place each value of [N, C, D, H, W] (or [C, D, H, W]) at its flat d*H*W + h*W + w index of a zero
     output (MaxUnpool3DBackward0): the partial inverse of max_pool3d(return_indices=True)."""

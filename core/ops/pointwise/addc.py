@@ -84,18 +84,14 @@ def _check(name, input, tensor1, tensor2, value):
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
 
 
-@register(category="pointwise", methods=("addcmul",), inplace="addcmul_",
-          cli=True,
-          cli_example="tensorcli addcmul '[1.0,2.0]' --tensor1 '[3.0,4.0]' --tensor2 '[[1.0],[2.0]]' --value 0.5 --explain")
+@register(category="pointwise", methods=("addcmul",), inplace="addcmul_")
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2, broadcasting all three."""
     _check("addcmul", input, tensor1, tensor2, value)
     return _out(AddcmulBackward0.apply(input, tensor1, tensor2, value), out)
 
 
-@register(category="pointwise", methods=("addcdiv",), inplace="addcdiv_",
-          cli=True,
-          cli_example="tensorcli addcdiv '[1.0,2.0]' --tensor1 '[3.0,4.0]' --tensor2 '[2.0,8.0]' --value 2 --explain")
+@register(category="pointwise", methods=("addcdiv",), inplace="addcdiv_")
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (integer tensor1 and tensor2 are rejected, as in PyTorch)."""
     _check("addcdiv", input, tensor1, tensor2, value)

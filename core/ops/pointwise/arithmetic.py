@@ -263,8 +263,7 @@ class FmodBackward1(FmodBackward0):
 
 # -- public binary functions -----------------------------------------------------------------
 
-@register(category="pointwise", methods=("add", "__add__", "__radd__"), inplace="add_", cli=True,
-          cli_example="tensorcli add '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
+@register(category="pointwise", methods=("add", "__add__", "__radd__"), inplace="add_")
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, broadcasting and promoting like PyTorch."""
     if type(other) is Tensor and type(input) is Tensor and out is None and type(alpha) is int and alpha == 1:
@@ -300,8 +299,7 @@ def _check_alpha(alpha, fn, a, b):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
-@register(category="pointwise", methods=("sub", "subtract", "__sub__"), inplace="sub_",
-          cli=True, cli_example="tensorcli sub '[[5.0],[7.0]]' --other '[1.0,2.0]' --alpha 2 --explain")
+@register(category="pointwise", methods=("sub", "subtract", "__sub__"), inplace="sub_")
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other (no bool operands, as in PyTorch)."""
     if type(other) is Tensor and type(input) is Tensor and out is None and type(alpha) is int and alpha == 1:
@@ -359,8 +357,7 @@ def _rsub(self, other):
 registry.method("__rsub__", _rsub)
 
 
-@register(category="pointwise",
-          cli=True, cli_example="tensorcli rsub '[1.0,2.0]' --other '[10.0,20.0]' --explain")
+@register(category="pointwise")
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (sub with the operands swapped)."""
     _tensor_first("rsub", input, other)
@@ -370,8 +367,7 @@ def rsub(input, other, *, alpha=1):
     return RsubBackward1.apply(input, other, alpha)
 
 
-@register(category="pointwise", methods=("mul", "multiply", "__mul__", "__rmul__"), inplace="mul_", cli=True,
-          cli_example="tensorcli mul '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --other '[10.0,20.0,30.0]'")
+@register(category="pointwise", methods=("mul", "multiply", "__mul__", "__rmul__"), inplace="mul_")
 def mul(input, other, *, out=None):
     """input * other, elementwise with broadcasting."""
     if type(input) is Tensor and out is None:
@@ -414,9 +410,7 @@ class _NoMode:
 _NO_MODE = _NoMode()
 
 
-@register(category="pointwise", methods=("div", "divide", "true_divide", "__truediv__"), inplace="div_",
-          cli=True, cli_example="tensorcli div '[7.0,-7.0]' --other '[2.0]' --rounding-mode floor --explain",
-          cli_choices={'rounding_mode': ('trunc', 'floor')})
+@register(category="pointwise", methods=("div", "divide", "true_divide", "__truediv__"), inplace="div_")
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     """input / other: true division (int / int gives the default float) unless rounding_mode is 'trunc' or 'floor'."""
     _check_operand(other, "div")
@@ -456,8 +450,7 @@ def _floor_divide_(self, other):
     return _FLOOR_DIVIDE_INPLACE(self, other)
 
 
-@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace=("floor_divide_", _floor_divide_),
-          cli=True, cli_example="tensorcli floor-divide '[7.5,-7.5]' --other '[2]' --explain")
+@register(category="pointwise", methods=("floor_divide", "__floordiv__"), inplace=("floor_divide_", _floor_divide_))
 def floor_divide(input, other, *, out=None):
     """Division rounded toward negative infinity; PyTorch defines no derivative for it."""
     return _out(_floor_divide_impl(input, other, _FloorDivideNI), out)
@@ -475,8 +468,7 @@ def _rfloordiv(self, other):
 registry.method("__rfloordiv__", _rfloordiv)
 
 
-@register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_",
-          cli=True, cli_example="tensorcli remainder '[7.5,-7.5]' --other '[2]' --explain")
+@register(category="pointwise", methods=("remainder", "__mod__"), inplace="remainder_")
 def remainder(input, other, *, out=None):
     """Python-style modulus: the result has the sign of the divisor."""
     _tensor_first("remainder", input, other, scalar_self=True)
@@ -501,8 +493,7 @@ def _rmod(self, other):
 registry.method("__rmod__", _rmod)
 
 
-@register(category="pointwise", methods=("fmod",), inplace="fmod_",
-          cli=True, cli_example="tensorcli fmod '[7.5,-7.5]' --other '[2]' --explain")
+@register(category="pointwise", methods=("fmod",), inplace="fmod_")
 def fmod(input, other, *, out=None):
     """C-style modulus: the result has the sign of the dividend."""
     _tensor_first("fmod", input, other)
@@ -528,8 +519,7 @@ class Atan2Backward0(_Binary):
         return (g * b * rec if _g_for(ctx, 0) else None), (g * -a * rec if _g_for(ctx, 1) else None)
 
 
-@register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_",
-          cli=True, cli_example="tensorcli atan2 '[1.0,-1.0]' --other '[1.0,1.0]' --explain")
+@register(category="pointwise", methods=("atan2", "arctan2"), inplace="atan2_")
 def atan2(input, other, *, out=None):
     """Elementwise arctangent of input / other, using both signs to pick the quadrant."""
     _tensor_first("atan2", input, other)

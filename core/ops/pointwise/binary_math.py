@@ -9,7 +9,6 @@ from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
-from ._cli import cli
 from ._common import _Binary, _binary, _g_for, _long, _not_implemented_node, _out, _tensor_first, quietly
 from .comparison import isnan
 from .power import pow
@@ -70,7 +69,7 @@ def _define(name, node, np_fn, grad=None, *, reject="", kernel=None, float_out=F
     fn.__name__, fn.__doc__ = name, doc
     if public:
         register(category="pointwise", methods=methods or (name,), inplace=(name + "_") if inplace else None,
-                 **{**cli(name), **extras})(fn)
+                 **extras)(fn)
     return fn, cls
 
 
@@ -79,7 +78,7 @@ def _define(name, node, np_fn, grad=None, *, reject="", kernel=None, float_out=F
 hypot, HypotBackward0 = _define(
     "hypot", "HypotBackward0", np.hypot, reject="bi", save_output=True,
     grad=lambda ctx, g, a, b, out: (g * a / out if _g_for(ctx, 0) else None, g * b / out if _g_for(ctx, 1) else None),
-    doc="sqrt(input ** 2 + other ** 2) without overflow.", cli_example="tensorcli hypot '[3.0,5.0]' --other '[4.0,12.0]'")
+    doc="sqrt(input ** 2 + other ** 2) without overflow.")
 logaddexp, LogaddexpBackward0 = _define(
     "logaddexp", "LogaddexpBackward0", np.logaddexp, reject="bi", inplace=False,
     grad=lambda ctx, g, a, b, out: (g / (1 + exp(b - a)) if _g_for(ctx, 0) else None,
@@ -106,8 +105,7 @@ _, CopysignBackward0 = _define("copysign", "CopysignBackward0", np.copysign, _co
 CopysignBackward1 = type("CopysignBackward1", (CopysignBackward0,), {})
 
 
-@register(category="pointwise", methods=("copysign",), inplace="copysign_",
-          cli=True, cli_example="tensorcli copysign '[1.0,2.0]' --other '[-1.0,1.0]' --explain")
+@register(category="pointwise", methods=("copysign",), inplace="copysign_")
 def copysign(input, other, *, out=None):
     """|input| with the sign of other (a tensor or a number); integer inputs give the default float."""
     _tensor_first("copysign", input, other)
@@ -139,8 +137,7 @@ def _heaviside_np(x, v):
     return np.where(x == 0, v, x > 0).astype(np.result_type(x, v), copy=False)
 
 
-@register(category="pointwise", methods=("heaviside",), inplace="heaviside_",
-          cli=True, cli_example="tensorcli heaviside '[-1.0,0.0,2.0]' --values '[0.5]' --explain")
+@register(category="pointwise", methods=("heaviside",), inplace="heaviside_")
 def heaviside(input, values, *, out=None):
     """0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0); no derivative."""
     if not isinstance(values, Tensor):
@@ -183,11 +180,9 @@ def _shift(name, kernel, np_fn, sym):
 
 
 bitwise_left_shift = register(category="logical", methods=("bitwise_left_shift", "__lshift__"),
-                              inplace="bitwise_left_shift_",
-                              cli=True, cli_example="tensorcli bitwise-left-shift '[1,12]' --other '[2]' --explain")(_shift("bitwise_left_shift", "lshift_cpu", _lshift, "<<"))
+                              inplace="bitwise_left_shift_")(_shift("bitwise_left_shift", "lshift_cpu", _lshift, "<<"))
 bitwise_right_shift = register(category="logical", methods=("bitwise_right_shift", "__rshift__"),
-                               inplace="bitwise_right_shift_",
-                               cli=True, cli_example="tensorcli bitwise-right-shift '[1,12]' --other '[2]' --explain")(_shift("bitwise_right_shift", "rshift_cpu", _rshift,
+                               inplace="bitwise_right_shift_")(_shift("bitwise_right_shift", "rshift_cpu", _rshift,
                                                                       ">>"))
 registry.method("__ilshift__", registry.METHODS["bitwise_left_shift_"])
 registry.method("__irshift__", registry.METHODS["bitwise_right_shift_"])
@@ -228,8 +223,7 @@ XlogyBackward1 = type("XlogyBackward1", (XlogyBackward0,), {})
 XlogyBackward2 = type("XlogyBackward2", (XlogyBackward0,), {})
 
 
-@register(category="pointwise", methods=("xlogy",), inplace="xlogy_",
-          cli=True, cli_example="tensorcli xlogy '[1.0,2.0]' --other '[5.0,3.0]' --explain")
+@register(category="pointwise", methods=("xlogy",), inplace="xlogy_")
 def xlogy(input, other, *, out=None):
     """input * log(other), and 0 where input == 0 (unless other is NaN); either side may be a number."""
     if not isinstance(input, Tensor):
@@ -247,8 +241,7 @@ def _log_scalar(v):
 
 # -- isin -------------------------------------------------------------------------------------------------------
 
-@register(category="comparison",
-          cli=True, cli_example="tensorcli isin '[1,2,3,4]' --test-elements '[2,4]' --explain")
+@register(category="comparison")
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (either may be a number)."""
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):

@@ -115,8 +115,7 @@ def _check_bound(v, fn, pos, name):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
 
 
-@register(category="pointwise", methods=("clamp", "clip"),
-          cli=True, cli_example="tensorcli clamp '[-2.0,0.5,3.0]' --min -1 --max 1 --explain")
+@register(category="pointwise", methods=("clamp", "clip"))
 def clamp(input, min=None, max=None, *, out=None):
     """Clamp into [min, max]; gradient passes where min <= input <= max."""
     if min is None and max is None:
@@ -133,8 +132,7 @@ def clamp(input, min=None, max=None, *, out=None):
     return _out(ClampBackward1.apply(input, min, max), out)
 
 
-@register(category="pointwise", methods=("clamp_min",),
-          cli=True, cli_example="tensorcli clamp-min '[-2.0,0.5,3.0]' --min 0 --explain")
+@register(category="pointwise", methods=("clamp_min",))
 def clamp_min(input, min, *, out=None):
     """max(input, min) elementwise."""
     _tensor_first("clamp_min", input, min)
@@ -144,8 +142,7 @@ def clamp_min(input, min, *, out=None):
     return _out(ClampMinBackward0.apply(input, min, None), out)
 
 
-@register(category="pointwise", methods=("clamp_max",),
-          cli=True, cli_example="tensorcli clamp-max '[-2.0,0.5,3.0]' --max 1 --explain")
+@register(category="pointwise", methods=("clamp_max",))
 def clamp_max(input, max, *, out=None):
     """min(input, max) elementwise."""
     _tensor_first("clamp_max", input, max)
@@ -211,8 +208,7 @@ class WhereBackward0(Op):
 
 
 
-@register(category="pointwise",
-          cli=True, cli_example="tensorcli where '[true,false,true]' --input '[1,2,3]' --other '[10]' --explain")
+@register(category="pointwise")
 def where(condition, input=None, other=None, *, out=None):
     """where(cond, x, y) picks x where cond else y; where(cond) is nonzero(cond, as_tuple=True)."""
     if input is None and other is None:
@@ -281,9 +277,7 @@ class LerpBackward1(LerpBackward0):
     """lerp with a tensor weight (the weight gets a gradient too)."""
 
 
-@register(category="pointwise", methods=("lerp",), inplace="lerp_",
-          cli=True, cli_example="tensorcli lerp '[0.0,10.0]' --end '[10.0,20.0]' --weight 0.25 --explain",
-          cli_params={'weight': 'operand'})
+@register(category="pointwise", methods=("lerp",), inplace="lerp_")
 def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input)."""
     if not isinstance(weight, (Tensor, int, float, np.number)) or isinstance(weight, bool):

@@ -50,8 +50,7 @@ class MinimumBackward0(_Binary):
         return _tie_split(g, a, b, a > b, a < b)
 
 
-@register(category="pointwise", methods=("maximum",),
-          cli=True, cli_example="tensorcli maximum '[1,5]' --other '[3,2]' --explain")
+@register(category="pointwise", methods=("maximum",))
 def maximum(input, other, *, out=None):
     """Elementwise max of two tensors (NaN propagates; ties split the gradient)."""
     _tensor_first("maximum", input, other)
@@ -60,8 +59,7 @@ def maximum(input, other, *, out=None):
     return _out(MaximumBackward0.apply(input, other), out)
 
 
-@register(category="pointwise", methods=("minimum",),
-          cli=True, cli_example="tensorcli minimum '[1,5]' --other '[3,2]' --explain")
+@register(category="pointwise", methods=("minimum",))
 def minimum(input, other, *, out=None):
     """Elementwise min of two tensors."""
     _tensor_first("minimum", input, other)
@@ -84,58 +82,46 @@ def _compare(np_fn, name):
     return fn
 
 
-eq = register(category="comparison", methods=("eq", "__eq__"), inplace="eq_",
-              cli=True, cli_example="tensorcli eq '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.equal, "eq"))
-ne = register(category="comparison", methods=("ne", "not_equal", "__ne__"), inplace="ne_",
-              cli=True, cli_example="tensorcli ne '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.not_equal, "ne"))
-lt = register(category="comparison", methods=("lt", "less", "__lt__"), inplace="lt_",
-              cli=True, cli_example="tensorcli lt '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.less, "lt"))
-le = register(category="comparison", methods=("le", "less_equal", "__le__"), inplace="le_",
-              cli=True, cli_example="tensorcli le '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.less_equal, "le"))
-gt = register(category="comparison", methods=("gt", "greater", "__gt__"), inplace="gt_",
-              cli=True, cli_example="tensorcli gt '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.greater, "gt"))
-ge = register(category="comparison", methods=("ge", "greater_equal", "__ge__"), inplace="ge_",
-              cli=True, cli_example="tensorcli ge '[[1,2,3],[3,2,1]]' --other '[2]' --explain")(_compare(np.greater_equal, "ge"))
+eq = register(category="comparison", methods=("eq", "__eq__"), inplace="eq_")(_compare(np.equal, "eq"))
+ne = register(category="comparison", methods=("ne", "not_equal", "__ne__"), inplace="ne_")(_compare(np.not_equal, "ne"))
+lt = register(category="comparison", methods=("lt", "less", "__lt__"), inplace="lt_")(_compare(np.less, "lt"))
+le = register(category="comparison", methods=("le", "less_equal", "__le__"), inplace="le_")(_compare(np.less_equal, "le"))
+gt = register(category="comparison", methods=("gt", "greater", "__gt__"), inplace="gt_")(_compare(np.greater, "gt"))
+ge = register(category="comparison", methods=("ge", "greater_equal", "__ge__"), inplace="ge_")(_compare(np.greater_equal, "ge"))
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
-@register(category="logical", methods=("isnan",),
-          cli=True, cli_example="tensorcli isnan '[1,nan,inf]' --explain")
+@register(category="logical", methods=("isnan",))
 def isnan(input):
     """True where input is NaN."""
     return Tensor._make(np.isnan(input._data) if input._data.dtype.kind == "f" else np.zeros(input._data.shape, bool))
 
 
-@register(category="logical", methods=("isinf",),
-          cli=True, cli_example="tensorcli isinf '[1,nan,inf]' --explain")
+@register(category="logical", methods=("isinf",))
 def isinf(input):
     """True where input is +-inf."""
     return Tensor._make(np.isinf(input._data) if input._data.dtype.kind == "f" else np.zeros(input._data.shape, bool))
 
 
-@register(category="logical", methods=("isfinite",),
-          cli=True, cli_example="tensorcli isfinite '[1,nan,inf]' --explain")
+@register(category="logical", methods=("isfinite",))
 def isfinite(input):
     """True where input is finite."""
     return Tensor._make(np.isfinite(input._data) if input._data.dtype.kind == "f" else np.ones(input._data.shape, bool))
 
 
-@register(category="comparison", methods=("equal",),
-          cli=True, cli_example="tensorcli equal '[1,2]' --other '[1,2]' --explain")
+@register(category="comparison", methods=("equal",))
 def equal(input, other):
     """True if both tensors have the same size and elements."""
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
-@register(category="comparison", methods=("allclose",),
-          cli=True, cli_example="tensorcli allclose '[1.0,2.0]' --other '[1.0,2.0000001]' --explain")
+@register(category="comparison", methods=("allclose",))
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True if |input - other| <= atol + rtol * |other| everywhere (isclose's checks apply)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
-@register(category="comparison", methods=("isclose",),
-          cli=True, cli_example="tensorcli isclose '[1.0,2.0]' --other '[1.0,2.1]' --atol 0.05 --explain")
+@register(category="comparison", methods=("isclose",))
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise |input - other| <= atol + rtol * |other| as a bool tensor. As PyTorch: both tensors of one
     dtype (RuntimeError "Float did not match Double"), rtol and atol >= 0."""

@@ -45,8 +45,7 @@ class CloneBackward0(Op):
         return g
 
 
-@register(category="pointwise", methods=("clone",),
-          cli=True, cli_example="tensorcli clone '[[1,2],[3,4]]' --explain")
+@register(category="pointwise", methods=("clone",))
 def clone(input, *, memory_format=None):
     """A copy that stays in the graph (gradient flows back unchanged), laid out in memory_format."""
     if memory_format is None:

@@ -27,19 +27,12 @@ def _logical(np_fn, name):
     return fn
 
 
-logical_and = register(category="logical", methods=("logical_and",), inplace="logical_and_",
-                       cli=True,
-                       cli_example="tensorcli logical-and '[true,false,true]' --other '[true,true,false]' --explain")(_logical(np.logical_and, "logical_and"))
-logical_or = register(category="logical", methods=("logical_or",), inplace="logical_or_",
-                      cli=True,
-                      cli_example="tensorcli logical-or '[true,false,true]' --other '[true,true,false]' --explain")(_logical(np.logical_or, "logical_or"))
-logical_xor = register(category="logical", methods=("logical_xor",), inplace="logical_xor_",
-                       cli=True,
-                       cli_example="tensorcli logical-xor '[true,false,true]' --other '[true,true,false]' --explain")(_logical(np.logical_xor, "logical_xor"))
+logical_and = register(category="logical", methods=("logical_and",), inplace="logical_and_")(_logical(np.logical_and, "logical_and"))
+logical_or = register(category="logical", methods=("logical_or",), inplace="logical_or_")(_logical(np.logical_or, "logical_or"))
+logical_xor = register(category="logical", methods=("logical_xor",), inplace="logical_xor_")(_logical(np.logical_xor, "logical_xor"))
 
 
-@register(category="logical", methods=("logical_not",), inplace="logical_not_",
-          cli=True, cli_example="tensorcli logical-not '[true,false]' --explain")
+@register(category="logical", methods=("logical_not",), inplace="logical_not_")
 def logical_not(input, *, out=None):
     """Elementwise not; returns a bool tensor."""
     return _out(Tensor._make(np.logical_not(input._data)), out)
@@ -59,20 +52,16 @@ def _bitwise(np_fn, name, sym):
 
 
 bitwise_and = register(category="logical", methods=("bitwise_and", "__and__", "__rand__"),
-                       inplace="__iand__",
-                       cli=True, cli_example="tensorcli bitwise-and '[12,10]' --other '[10,6]' --explain")(_bitwise(np.bitwise_and, "bitwise_and", "&"))
+                       inplace="__iand__")(_bitwise(np.bitwise_and, "bitwise_and", "&"))
 bitwise_or = register(category="logical", methods=("bitwise_or", "__or__", "__ror__"),
-                      inplace="__ior__",
-                      cli=True, cli_example="tensorcli bitwise-or '[12,10]' --other '[10,6]' --explain")(_bitwise(np.bitwise_or, "bitwise_or", "|"))
+                      inplace="__ior__")(_bitwise(np.bitwise_or, "bitwise_or", "|"))
 bitwise_xor = register(category="logical", methods=("bitwise_xor", "__xor__", "__rxor__"),
-                       inplace="__ixor__",
-                       cli=True, cli_example="tensorcli bitwise-xor '[12,10]' --other '[10,6]' --explain")(_bitwise(np.bitwise_xor, "bitwise_xor", "^"))
+                       inplace="__ixor__")(_bitwise(np.bitwise_xor, "bitwise_xor", "^"))
 for _name, _fn in (("bitwise_and", bitwise_and), ("bitwise_or", bitwise_or), ("bitwise_xor", bitwise_xor)):
     registry.method(_name + "_", make_inplace(_fn, _name + "_"))   # the named twin of `&=` / `|=` / `^=`
 
 
-@register(category="logical", methods=("bitwise_not",), inplace="bitwise_not_",
-          cli=True, cli_example="tensorcli bitwise-not '[0,5,-1]' --explain")
+@register(category="logical", methods=("bitwise_not",), inplace="bitwise_not_")
 def bitwise_not(input, *, out=None):
     """~input for bool and integer tensors."""
     if input._data.dtype.kind == "f":

@@ -127,9 +127,7 @@ def _int_pow(x, y):
     return r
 
 
-@register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_",
-          cli=True, cli_example="tensorcli pow '[1.0,2.0,3.0]' --exponent 2 --explain",
-          cli_params={'exponent': 'operand'})
+@register(category="pointwise", methods=("pow", "__pow__"), inplace="pow_")
 def pow(input, exponent, *, out=None):
     """input ** exponent; either side may be a Python number."""
     _tensor_first("pow", input, exponent, scalar_self=True)
@@ -166,14 +164,11 @@ def float_power_(self, exponent):
 
 
 register(category="pointwise", methods=("float_power",), inplace=("float_power_", float_power_),
-         summary="input ** exponent computed in float64 (both operands promoted to double).",
-         cli=True, cli_example="tensorcli float-power '[2.0,3.0]' --exponent 2 --explain",
-         cli_params={'exponent': 'operand'})(float_power)
+         summary="input ** exponent computed in float64 (both operands promoted to double).")(float_power)
 _FLOAT_POWER_INPLACE = make_inplace(float_power, "float_power_")
 
 
-@register(category="pointwise", methods=("square",), inplace="square_",
-          cli=True, cli_example="tensorcli square '[1,-2,3]' --explain")
+@register(category="pointwise", methods=("square",), inplace="square_")
 def square(input, *, out=None):
     """input ** 2 (PyTorch computes it as pow(input, 2): bool gives int64, the node is PowBackward0)."""
     return _out(pow(input, 2), out)

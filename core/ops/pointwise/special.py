@@ -12,7 +12,6 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...tensor import Tensor
 from ..registry import register
-from ._cli import cli
 from ._common import _out, quietly
 from .unary import _sign_np, _unary, _zero_grad, exp, rsqrt, sin, cos
 
@@ -210,8 +209,7 @@ def _logit_np(d, eps):
     return np.log(d / (1 - d)).astype(d.dtype, copy=False)
 
 
-@register(category="pointwise", methods=("logit",), inplace="logit_",
-          cli=True, cli_example="tensorcli logit '[0.25,0.5,0.75]' --explain")
+@register(category="pointwise", methods=("logit",), inplace="logit_")
 def logit(input, eps=None, *, out=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given."""
     return _out(LogitBackward0.apply(input, None if eps is None else float(eps)), out)
@@ -226,7 +224,7 @@ def _bool_test(name, fn, doc):
         d = input._data
         return _out(Tensor._make(np.asarray(fn(d) if d.dtype.kind == "f" else _non_float(name, d))), out)
     f.__name__, f.__doc__ = name, doc
-    return register(category="logical", methods=(name,), **cli(name))(f)
+    return register(category="logical", methods=(name,))(f)
 
 
 def _non_float(name, d):
@@ -261,8 +259,7 @@ class NanToNumBackward0(Op):
         return g * a.isfinite().to(g.dtype)
 
 
-@register(category="pointwise", methods=("nan_to_num",), inplace="nan_to_num_",
-          cli=True, cli_example="tensorcli nan-to-num '[nan,inf,-inf,1]' --posinf 100 --explain")
+@register(category="pointwise", methods=("nan_to_num",), inplace="nan_to_num_")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """Replace NaN by `nan`, +inf by `posinf` and -inf by `neginf` (default: the dtype's max / min)."""
     return _out(NanToNumBackward0.apply(input, 0.0 if nan is None else nan, posinf, neginf), out)

@@ -10,7 +10,6 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from ..registry import register
-from ._cli import cli
 from . import _special_kernels as K
 from ._common import _out, quietly
 from .special_poly import _no_grad
@@ -337,7 +336,7 @@ def _airy_fn(input, *, out=None):
 
 
 _airy_fn.__name__, _airy_fn.__doc__ = "airy_ai", "special.airy_ai(input) (no gradient)."
-airy_ai_op = register(name="special.airy_ai", category="pointwise", function=False, **cli("special.airy_ai"))(_airy_fn)
+airy_ai_op = register(name="special.airy_ai", category="pointwise", function=False)(_airy_fn)
 bessel_y0_op = _no_grad("bessel_y0", bessel_y0)
 bessel_y1_op = _no_grad("bessel_y1", bessel_y1)
 modified_bessel_k0 = _no_grad("modified_bessel_k0", lambda x: _k(x, 0, False))

@@ -16,7 +16,6 @@ from ...tensor import Tensor
 from .. import registry
 from ..inplace import make_inplace
 from ..registry import register
-from ._cli import cli
 from . import _special_kernels as K
 from ._common import _g_for, _out, quietly
 from ._out_checks import check_out_dtype, out_tuple
@@ -99,8 +98,7 @@ entr, SpecialEntrBackward0 = _special("entr", _entr_np, lambda g, a, o: g * -(1 
                                       node="SpecialEntrBackward0", doc="-x log(x), 0 at 0 and -inf for x < 0.")
 
 
-@register(name="special.ndtr", category="pointwise", function=False,
-          cli=True, cli_example="tensorcli special.ndtr '[-1,0,1]' --explain")
+@register(name="special.ndtr", category="pointwise", function=False)
 def ndtr(input, *, out=None):
     """Standard normal CDF, as PyTorch composes it: (1 + erf(x / sqrt 2)) / 2."""
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
@@ -113,7 +111,7 @@ def _no_grad_unary(name, kernel, doc):
         d = input._data if input._data.dtype.kind == "f" else input._data.astype(_dt.get_default_dtype().np)
         return _out(Tensor._make(np.asarray(quietly(kernel, d), dtype=np.float64).astype(d.dtype)), out)
     fn.__name__, fn.__doc__ = name, doc
-    return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
+    return register(name="special." + name, category="pointwise", function=False)(fn)
 
 
 bessel_j0 = _no_grad_unary("bessel_j0", K.bessel_j0, "Bessel function of the first kind, order 0 (no gradient).")
@@ -171,12 +169,10 @@ def _binary_special(name, node):
 
 
 xlog1py = register(name="special.xlog1py", category="pointwise", function=False,
-                   summary="input * log1p(other), 0 where input == 0 (unless other is NaN).",
-                   cli=True, cli_example="tensorcli special.xlog1py '[1.0,2.0]' --other '[0.0,1.0]' --explain")(
+                   summary="input * log1p(other), 0 where input == 0 (unless other is NaN).")(
     _binary_special("xlog1py", SpecialXlog1PyBackward0))
 zeta = register(name="special.zeta", category="pointwise", function=False,
-                summary="Hurwitz zeta function sum_k (k + other) ** -input.",
-                cli=True, cli_example="tensorcli special.zeta '[2.0,3.0]' --other '[1.0,2.0]' --explain")(
+                summary="Hurwitz zeta function sum_k (k + other) ** -input.")(
     _binary_special("zeta", SpecialZetaBackward0))
 
 
@@ -232,8 +228,7 @@ class PolygammaBackward0(Op):
         return polygamma(ctx.n + 1, a if a.dtype.is_floating_point else a.to(g.dtype)) * g
 
 
-@register(category="pointwise",
-          cli=True, cli_example="tensorcli polygamma --n 1 --input '[1.0,2.0,3.0]' --explain")
+@register(category="pointwise")
 def polygamma(n, input, *, out=None):
     """The n-th derivative of digamma (n >= 0): digamma, trigamma, then (-1)^(n+1) n! zeta(n + 1, x)."""
     if n < 0:
@@ -270,8 +265,7 @@ class MvlgammaBackward0(Op):
         return g * sum(digamma(x - j / 2) for j in range(ctx.p))
 
 
-@register(category="pointwise", methods=("mvlgamma",), inplace="mvlgamma_",
-          cli=True, cli_example="tensorcli mvlgamma '[2.5,3.0]' --p 2 --explain")
+@register(category="pointwise", methods=("mvlgamma",), inplace="mvlgamma_")
 def mvlgamma(input, p, *, out=None):
     """Multivariate log-gamma of dimension p (p >= 1)."""
     if p < 1:
@@ -298,8 +292,7 @@ class FrexpBackward0(Op):
         return g / Tensor._make(np.exp2(ctx.exp).astype(g._data.dtype))
 
 
-@register(category="pointwise", methods=("frexp",),
-          cli=True, cli_example="tensorcli frexp '[8,0.5,-3]' --explain")
+@register(category="pointwise", methods=("frexp",))
 def frexp(input, *, out=None):
     """Decompose input into mantissa in [0.5, 1) (signed) and an int32 exponent: input = m * 2 ** e."""
     if not input.dtype.is_floating_point:

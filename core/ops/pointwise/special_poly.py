@@ -10,7 +10,6 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from ..registry import register
-from ._cli import cli
 from . import _special_kernels as K
 from ._common import _out, quietly
 
@@ -120,7 +119,7 @@ def _poly_op(name):
         return _out(Tensor._make(np.asarray(r, dtype=dt.np)), out)
     fn.__name__ = name
     fn.__doc__ = f"special.{name}(input, n): the degree-n polynomial at input (no gradient)."
-    return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
+    return register(name="special." + name, category="pointwise", function=False)(fn)
 
 
 POLYNOMIALS = {name: _poly_op(name) for name in _POLYS}
@@ -143,7 +142,7 @@ def _no_grad(name, kernel):
         d = input._data if input._data.dtype.kind == "f" else input._data.astype(_dt.get_default_dtype().np)
         return _out(Tensor._make(quietly(_in_dtype, kernel, d)), out)
     fn.__name__, fn.__doc__ = name, f"special.{name}(input) (no gradient)."
-    return register(name="special." + name, category="pointwise", function=False, **cli("special." + name))(fn)
+    return register(name="special." + name, category="pointwise", function=False)(fn)
 
 
 modified_bessel_i0 = _no_grad("modified_bessel_i0", np.i0)

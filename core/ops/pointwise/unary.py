@@ -12,7 +12,6 @@ from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
-from ._cli import cli
 from ._common import _ERRSTATE, _IGNORE, _kernel_error, _out, quietly
 
 
@@ -66,8 +65,7 @@ def _unary(name, np_fn, grad, *, save="input", float_only=True, methods=None, in
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
     register(category="pointwise", methods=(name,) if methods is None else methods,
-             inplace=(name + "_") if inplace else None,
-             **{**cli(name), **extras})(fn)
+             inplace=(name + "_") if inplace else None, **extras)(fn)
     return fn, cls
 
 
@@ -160,7 +158,7 @@ def _sigmoid_grad_np(g, o):
     return g * o * (1 - o)
 
 
-@register(category="pointwise", methods=("sigmoid",), inplace="sigmoid_", **cli("sigmoid"))
+@register(category="pointwise", methods=("sigmoid",), inplace="sigmoid_")
 def sigmoid(input, *, out=None):
     """1 / (1 + exp(-input))."""
     if type(input) is Tensor and out is None and not (input._requires_grad and STATE.grad_enabled):
@@ -261,8 +259,7 @@ class RoundBackward1(RoundBackward0):
     pass
 
 
-@register(category="pointwise", methods=("round",), inplace="round_",
-          cli=True, cli_example="tensorcli round '[1.234,5.678]' --decimals 1 --explain")
+@register(category="pointwise", methods=("round",), inplace="round_")
 def round(input, *, decimals=None, out=None):
     """Round half to even, like PyTorch (decimals: round to that many decimal places)."""
     if decimals is None:

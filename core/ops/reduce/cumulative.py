@@ -24,9 +24,7 @@ def _diff_once(t, dim):
     return hi.logical_xor(lo) if t.dtype.name == "bool" else hi - lo
 
 
-@register(category="reduction", methods=("diff",),
-          cli=True, cli_example="tensorcli diff '[1.0,4.0,9.0,16.0]' --explain",
-          cli_params={'prepend': 'tensor', 'append': 'tensor'})
+@register(category="reduction", methods=("diff",))
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """n-th forward difference along dim (xor for bool), after concatenating prepend/append."""
     if input.dim() == 0:
@@ -54,8 +52,7 @@ def _zeros_except(y, dim):
                                  else np.dtype(np.float32)))
 
 
-@register(category="reduction", methods=(),
-          cli=True, cli_example="tensorcli trapezoid '[1.0,2.0,3.0]' --dx 0.5 --explain", cli_params={'x': 'tensor'})
+@register(category="reduction", methods=())
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoidal rule along dim, with sample points x or a constant spacing dx (default 1)."""
     if y.dtype.name == "bool":
@@ -140,8 +137,7 @@ class LogcumsumexpBackward0(Op):
         return (reverse(pos - out) + a).exp() - (reverse(neg - out) + a).exp()
 
 
-@register(category="reduction", methods=("logcumsumexp",),
-          cli=True, cli_example="tensorcli logcumsumexp '[0.0,1.0,2.0]' --dim 0 --explain")
+@register(category="reduction", methods=("logcumsumexp",))
 def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(input))) along dim, without overflow (floating dtypes only)."""
     if not input.dtype.is_floating_point:

@@ -85,7 +85,7 @@ def _gradient_coords(self, x, d, edge_order):
     return _with_edges(center, prepend, append, d)
 
 
-@register(category="reduction", cli=True, cli_example="tensorcli gradient '[1.0, 4.0, 9.0, 16.0]' --explain")
+@register(category="reduction")
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Estimate the derivative of input along each dim (all by default) by central differences, one-sided
     (edge_order 1 or 2) at the edges. spacing: a number (uniform), a list of numbers (one per dim) or of
@@ -111,14 +111,13 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(out)
 
 
-@register(category="reduction", cli=True, cli_example="tensorcli trapz '[1.0, 2.0, 4.0]' --explain")
+@register(category="reduction")
 def trapz(y, x=None, *, dx=None, dim=-1):
     """torch.trapz: trapezoid's former name (the same rule and checks)."""
     return FUNCTIONS["trapezoid"](y, x, dx=dx, dim=dim)
 
 
-@register(category="reduction", cli=True,
-          cli_example="tensorcli cumulative_trapezoid '[1.0, 2.0, 4.0]' --explain".replace("_", "-"))
+@register(category="reduction")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoidal-rule integral of y along dim (size n - 1), with sample points x or spacing dx."""
     if isinstance(x, Tensor):

@@ -122,8 +122,7 @@ def _run(input, bins, rng, weight, density, name):
     return Tensor._make(hist), [Tensor._make(e) for e in edges]
 
 
-@register(category="reduction", methods=("histogram",), cli=True,
-          cli_example="tensorcli histogram '[1.0,2,1,4]' --bins 3 --explain")
+@register(category="reduction", methods=("histogram",))
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """Histogram of input's values (flattened): bins equal-width bins over range (default [min, max]) or the
     given edge tensor; returns (hist, bin_edges)."""
@@ -133,7 +132,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return histogram_t(hist, edges[0])
 
 
-@register(category="reduction", cli_reason="bins may be D edge tensors and range a list of 2D floats: call torch.histogramdd in an expression")
+@register(category="reduction")
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """D-dimensional histogram of the rows of input (..., D): bins an int, a list of D ints or D edge
     tensors; returns (hist, bin_edges) with a tuple of D edge tensors."""

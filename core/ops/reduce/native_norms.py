@@ -23,9 +23,7 @@ def _stats(x, axes, eps, keepdims):
     return Tensor._make(mean.astype(x.dtype)), Tensor._make(rstd.astype(x.dtype))
 
 
-@register(category="nn", cli=True, cli_params={"normalized_shape": "ints", "eps": "number"},
-          cli_example="tensorcli native-layer-norm '[[1.0,2,3],[2,4,9]]' --normalized-shape 3 --weight '[1.0,2,3]' "
-                      "--bias '[0.0,0,1]' --eps 1e-5 --explain")
+@register(category="nn")
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """layer_norm's (output, mean, rstd); mean and rstd keep the normalised dims as size 1."""
     if input._data.dtype.kind != "f":
@@ -45,10 +43,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     return out, mean, rstd
 
 
-@register(category="nn", cli=True, cli_params={"running_mean": "tensor", "running_var": "tensor", "training": "flag",
-                                              "momentum": "number", "eps": "number"},
-          cli_example="tensorcli native-batch-norm '[[1.0,2],[3,4],[5,9]]' --weight '[1.0,2]' --bias '[0.0,1]' "
-                      "--running-mean '[0.0,0]' --running-var '[1.0,1]' --training --momentum 0.1 --eps 1e-5 --explain")
+@register(category="nn")
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """batch_norm's (output, save_mean, save_invstd): the batch statistics per channel when training,
     empty tensors in eval mode; the running stats are updated in place when training."""
@@ -61,9 +56,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return out, mean, invstd
 
 
-@register(category="nn", cli=True, cli_params={"N": "int", "C": "int", "HxW": "int", "group": "int", "eps": "number"},
-          cli_example="tensorcli native-group-norm '[[[1.0,2],[3,4],[5,9],[0,1]]]' --weight '[1.0,2,3,4]' "
-                      "--bias '[0.0,0,1,1]' --N 1 --C 4 --HxW 2 --group 2 --eps 1e-5 --explain")
+@register(category="nn")
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """group_norm's (output, mean, rstd); mean and rstd have shape (N, group)."""
     if input.numel() != N * C * HxW:

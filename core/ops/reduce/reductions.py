@@ -121,8 +121,7 @@ def _sum_dtype(t, dtype):
     return dt if dt.is_floating_point else _dt.int64
 
 
-@register(category="reduction", methods=("sum",), cli=True,
-          cli_example="tensorcli sum '[[1,2,3],[4,5,6]]' --dim 0")
+@register(category="reduction", methods=("sum",))
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over dim (all dims if None); bool/int inputs sum to int64."""
     if dim is None and dtype is None and not keepdim:
@@ -142,8 +141,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return cls.apply(input, dims, keepdim, _sum_dtype(input, dtype))
 
 
-@register(category="reduction", methods=("nansum",),
-          cli=True, cli_example="tensorcli nansum '[[1,nan],[2,3]]' --dim 1 --explain")
+@register(category="reduction", methods=("nansum",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     dims = _dims(dim, input._data.ndim)
@@ -204,8 +202,7 @@ class MeanBackward0(MeanBackward1):
 _dtname = _dt.scalar_name
 
 
-@register(category="reduction", methods=("mean",), cli=True,
-          cli_example="tensorcli mean '[[1.0,2.0,3.0],[4.0,5.0,6.0]]' --dim 1")
+@register(category="reduction", methods=("mean",))
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean; integer inputs need an explicit floating dtype, as in PyTorch."""
     dt = _dt.as_dtype(dtype) if dtype is not None else input.dtype
@@ -223,8 +220,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return (MeanBackward0 if dims is None else MeanBackward1).apply(input, dims, keepdim, dt)
 
 
-@register(category="reduction", methods=("nanmean",),
-          cli=True, cli_example="tensorcli nanmean '[[1,nan],[2,3]]' --dim 1 --explain")
+@register(category="reduction", methods=("nanmean",))
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean ignoring NaN."""
     notnan = Tensor._make(~np.isnan(input._data))
@@ -272,8 +268,7 @@ class ProdBackward1(ProdBackward0):
     pass
 
 
-@register(category="reduction", methods=("prod",),
-          cli=True, cli_example="tensorcli prod '[[1.0,2.0],[3.0,4.0]]' --dim 1 --explain")
+@register(category="reduction", methods=("prod",))
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over one dim (or all elements); bool/int inputs give int64."""
     if isinstance(dim, (list, tuple)):
@@ -411,15 +406,13 @@ def _not_a_tensor(name, input, dim):
                     " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
 
 
-@register(category="reduction", methods=("max",), cli=True,
-          cli_example="tensorcli max '[[1,2,3],[4,5,6]]' --dim 1")
+@register(category="reduction", methods=("max",))
 def max(input, dim=None, keepdim=False, *, out=None):
     """max() -> the largest element; max(dim) -> (values, indices); max(other) -> elementwise maximum."""
     return _maxmin(input, dim, keepdim, True, out)
 
 
-@register(category="reduction", methods=("min",),
-          cli=True, cli_example="tensorcli min '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain")
+@register(category="reduction", methods=("min",))
 def min(input, dim=None, keepdim=False, *, out=None):
     """min() -> the smallest element; min(dim) -> (values, indices); min(other) -> elementwise minimum."""
     return _maxmin(input, dim, keepdim, False, out)
@@ -428,8 +421,7 @@ def min(input, dim=None, keepdim=False, *, out=None):
 _AMAX_OUT_DTYPE = "Expected the dtype for input and out to match, but got {W} for input's dtype and {G} for out's dtype."
 
 
-@register(category="reduction", methods=("amax",),
-          cli=True, cli_example="tensorcli amax '[[1.0,5.0],[3.0,2.0]]' --dim 0 --explain")
+@register(category="reduction", methods=("amax",))
 def amax(input, dim=(), keepdim=False, *, out=None):
     """Max over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
@@ -440,8 +432,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return AmaxBackward0.apply(input, dims, keepdim, True)
 
 
-@register(category="reduction", methods=("amin",),
-          cli=True, cli_example="tensorcli amin '[[1.0,5.0],[3.0,2.0]]' --dim 0 --explain")
+@register(category="reduction", methods=("amin",))
 def amin(input, dim=(), keepdim=False, *, out=None):
     """Min over dims (all if empty); ties share the gradient evenly."""
     dims = _dims(dim, input._data.ndim)
@@ -476,15 +467,13 @@ def _arg(input, dim, keepdim, is_max):
     return Tensor._make(np.asarray(r, dtype=np.int64))
 
 
-@register(category="reduction", methods=("argmax",), cli=True,
-          cli_example="tensorcli argmax '[[1,2,3],[4,5,6]]' --dim 1")
+@register(category="reduction", methods=("argmax",))
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (first occurrence; NaN counts as largest), int64."""
     return _arg(input, dim, keepdim, True)
 
 
-@register(category="reduction", methods=("argmin",), cli=True,
-          cli_example="tensorcli argmin '[[1,2,3],[4,5,6]]' --dim 0 --keepdim")
+@register(category="reduction", methods=("argmin",))
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (first occurrence), int64."""
     return _arg(input, dim, keepdim, False)
@@ -520,8 +509,7 @@ class LogsumexpBackward0(Op):
         return _expand_back(g, ctx.shape, ctx.dims, ctx.keepdim) * (a - o).exp()
 
 
-@register(category="reduction", methods=("logsumexp",),
-          cli=True, cli_example="tensorcli logsumexp '[[0.0,1.0],[2.0,3.0]]' --dim 1 --explain")
+@register(category="reduction", methods=("logsumexp",))
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """log(sum(exp(x))) over dim, computed stably; integer inputs give the default float."""
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
@@ -541,8 +529,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return LogsumexpBackward0.apply(x, dims, keepdim)
 
 
-@register(category="reduction", methods=("all",),
-          cli=True, cli_example="tensorcli all '[[true,false],[true,true]]' --dim 1 --explain")
+@register(category="reduction", methods=("all",))
 def all(input, dim=None, keepdim=False):
     """True if every element (along dim) is nonzero."""
     if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
@@ -553,8 +540,7 @@ def all(input, dim=None, keepdim=False):
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
-@register(category="reduction", methods=("any",),
-          cli=True, cli_example="tensorcli any '[[true,false],[false,false]]' --dim 1 --explain")
+@register(category="reduction", methods=("any",))
 def any(input, dim=None, keepdim=False):
     """True if some element (along dim) is nonzero."""
     if isinstance(dim, (tuple, list)) and len(dim) == 0:   # dim=() reduces nothing, as in PyTorch
@@ -565,8 +551,7 @@ def any(input, dim=None, keepdim=False):
     return Tensor._make(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
-@register(category="reduction", methods=("count_nonzero",),
-          cli=True, cli_example="tensorcli count-nonzero '[[0,1,2],[3,0,0]]' --dim 1 --explain")
+@register(category="reduction", methods=("count_nonzero",))
 def count_nonzero(input, dim=None):
     """Number of nonzero elements (along dim), int64."""
     dims = _dims(dim, input._data.ndim)
@@ -603,8 +588,7 @@ class CumsumBackward0(Op):
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-@register(category="reduction", methods=("cumsum",), inplace="cumsum_", cli=True,
-          cli_example="tensorcli cumsum '[[1,2,3],[4,5,6]]' --dim 1")
+@register(category="reduction", methods=("cumsum",), inplace="cumsum_")
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along dim; int inputs accumulate in int64.
 
@@ -654,8 +638,7 @@ def _cumprod_grad_with_zeros(x, out, g, dim):
     return np.moveaxis(res, -1, dim)
 
 
-@register(category="reduction", methods=("cumprod",),
-          cli=True, cli_example="tensorcli cumprod '[1.0,2.0,3.0,4.0]' --dim 0 --explain")
+@register(category="reduction", methods=("cumprod",))
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along dim."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -762,8 +745,7 @@ def _nuclear_norm(input, dim, keepdim, dtype):
     return r
 
 
-@register(category="reduction", methods=("norm",),
-          cli=True, cli_example="tensorcli norm '[3.0,4.0]' --p 2 --explain")
+@register(category="reduction", methods=("norm",))
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over dim (all elements by default); p='fro' is the 2-norm, p='nuc' the nuclear norm."""
     if isinstance(p, str):
@@ -779,8 +761,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return _vector_norm(input, p, dim, keepdim, dtype)
 
 
-@register(category="reduction", methods=("dist",),
-          cli=True, cli_example="tensorcli dist '[1.0,2.0]' --other '[4.0,6.0]' --explain")
+@register(category="reduction", methods=("dist",))
 def dist(input, other, p=2):
     """p-norm of input - other."""
     return norm(input - other, p)

@@ -64,9 +64,7 @@ class RenormBackward0(Op):
         return FUNCTIONS["where"](norm > maxnorm, factor * g - (maxnorm * invnorm * invnorm) * nb, g)
 
 
-@register(category="reduction", methods=("renorm",), inplace="renorm_", cli=True,
-          cli_example="tensorcli renorm '[[1.0,2,3],[4,5,6]]' --p 2 --dim 0 --maxnorm 5 --explain",
-          cli_params={"p": "number", "maxnorm": "number"})
+@register(category="reduction", methods=("renorm",), inplace="renorm_")
 def renorm(input, p, dim, maxnorm, *, out=None):
     """Scale each slice along dim whose p-norm exceeds maxnorm down to norm maxnorm."""
     if not p > 0:

@@ -11,8 +11,7 @@ from ..pointwise import _long, _out
 from ..registry import register
 
 
-@register(category="reduction", methods=("bincount",),
-          cli=True, cli_example="tensorcli bincount '[0,1,1,3]' --explain", cli_params={'weights': 'tensor'})
+@register(category="reduction", methods=("bincount",))
 def bincount(input, weights=None, minlength=0):
     """Count of each value in a 1-D non-negative integer tensor (summed weights if given)."""
     d = input._data
@@ -40,8 +39,7 @@ def _linspace(lo, hi, steps, npdt):
     return np.where(i < half, lo + step * i.astype(npdt), hi - step * (steps - 1 - i).astype(npdt)).astype(npdt)
 
 
-@register(category="reduction", methods=("histc",),
-          cli=True, cli_example="tensorcli histc '[1.0,2.0,1.0,4.0]' --bins 4 --min 0 --max 4 --explain")
+@register(category="reduction", methods=("histc",))
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """Histogram with `bins` equal-width bins over [min, max] (the data's range when both are 0)."""
     d = input._data
@@ -98,9 +96,7 @@ def _cov_weights(input, fweights, aweights, n):
     return w
 
 
-@register(category="reduction", methods=("cov",),
-          cli=True, cli_example="tensorcli cov '[[1.0,2.0,3.0],[2.0,4.0,7.0]]' --explain",
-          cli_params={'fweights': 'tensor', 'aweights': 'tensor'})
+@register(category="reduction", methods=("cov",))
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of input (observations in columns)."""
     if input.dim() > 2:
@@ -126,8 +122,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     return (c / norm).squeeze()
 
 
-@register(category="reduction", methods=("corrcoef",),
-          cli=True, cli_example="tensorcli corrcoef '[[1.0,2.0,3.0],[2.0,4.0,7.0]]' --explain")
+@register(category="reduction", methods=("corrcoef",))
 def corrcoef(input):
     """Pearson correlation coefficients of the rows of input, clipped to [-1, 1]."""
     c = cov(input)

@@ -107,8 +107,7 @@ def _var_args(input, dim, unbiased, keepdim, correction, name):
     return dims, c, keepdim
 
 
-@register(category="reduction", methods=("var",),
-          cli=True, cli_example="tensorcli var '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
+@register(category="reduction", methods=("var",))
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance with Bessel's correction by default (correction=1)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "var")
@@ -170,24 +169,21 @@ class StdMeanBackward0(VarMeanBackward0):
         return VarMeanBackward0.forward(ctx, a, dims, correction, keepdim, True)
 
 
-@register(category="reduction", methods=("std",),
-          cli=True, cli_example="tensorcli std '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
+@register(category="reduction", methods=("std",))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation, sqrt(var), with Bessel's correction by default."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction, "std")
     return StdBackward0.apply(input, dims, c, keepdim)
 
 
-@register(category="reduction",
-          cli=True, cli_example="tensorcli var-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
+@register(category="reduction")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
     return VarMeanBackward0.apply(input, dims, c, kd)
 
 
-@register(category="reduction",
-          cli=True, cli_example="tensorcli std-mean '[[1.0,2.0,3.0,4.0],[1.0,1.0,1.0,5.0]]' --dim 1 --explain")
+@register(category="reduction")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dim."""
     dims, c, kd = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")

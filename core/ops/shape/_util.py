@@ -1,5 +1,4 @@
-"""Argument parsing shared by the shape ops: ints, size lists, dim lists, -1 inference, tensor lists,
-and the letters used by the index-formula rules."""
+"""Argument parsing shared by the shape ops: ints, size lists, dim lists, -1 inference, tensor lists."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,15 +6,9 @@ import numpy as np
 from ...creation import check_alloc
 from ...tensor import Tensor
 
-_LETTERS = "ijklmnopqrstuvwxyzabcdefgh"
-
 
 def _shape_str(shape):
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
-
-
-def _idx(letters):
-    return "".join(f"[{c}]" for c in letters)
 
 
 def _check_alloc(shape, dtype):

@@ -7,7 +7,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...tensor import Tensor
 from ..registry import register
-from ._util import _LETTERS, _check_alloc, _int, _tensor_list
+from ._util import _check_alloc, _int, _tensor_list
 from .views import flatten
 
 
@@ -42,12 +42,7 @@ class BlockDiagBackward0(Op):
         return tuple(grads)
 
 
-def _block_diag_rule(ndim, dim=None, **kw):
-    return "out[r_t + i][c_t + j] = tensors[t][i][j]  (block t starts at row r_t, column c_t; zeros elsewhere)"
-
-
-@register(category="shape", kind="view", rule=_block_diag_rule, cli=True,
-          cli_example="tensorcli block-diag '[[1,2],[3,4]]' '[5,6,7]' --explain")
+@register(category="shape", kind="view")
 def block_diag(*tensors):
     """Place the inputs (0-D -> 1x1, 1-D -> one row, 2-D as is) along the diagonal of a zero matrix,
     in the promoted dtype."""
@@ -66,16 +61,7 @@ def block_diag(*tensors):
     return BlockDiagBackward0.apply(ts, dtype.np)
 
 
-def _diagflat_rule(ndim, dim=None, offset=0, **kw):
-    off = offset if isinstance(offset, int) else 0
-    i, j = _LETTERS[:2]
-    col = f"{i} + {off}" if off > 0 else i
-    row = f"{i} + {-off}" if off < 0 else i
-    return f"out[{row}][{col}] = input.flatten()[{i}]  (zeros elsewhere)"
-
-
-@register(category="shape", methods=("diagflat",), kind="view", rule=_diagflat_rule, cli=True,
-          cli_example="tensorcli diagflat '[[1,2],[3,4]]' --offset 1 --explain")
+@register(category="shape", methods=("diagflat",), kind="view")
 def diagflat(input, offset=0):
     """A square matrix with input's elements (flattened) on the diagonal `offset`, zeros elsewhere."""
     offset = _int(offset, "offset")

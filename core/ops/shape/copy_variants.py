@@ -12,7 +12,6 @@ from ..registry import register
 from .slicing import narrow
 
 _COPY_NODES: dict[type, type] = {}
-_REASON = "the copy twin of a view op: `tensorcli {}` shows the same values"
 
 
 def _copy_node(cls, suffix="_copy", name=None):
@@ -46,7 +45,7 @@ def _copy_op(view_name, doc):
         return _fresh(getattr(input, view_name)(*args, **kwargs), input)
     fn.__name__ = fn.__qualname__ = f"{view_name}_copy"
     fn.__doc__ = doc
-    return register(category="shape", cli_reason=_REASON.format(view_name.replace("_", "-")))(fn)
+    return register(category="shape")(fn)
 
 
 permute_copy = _copy_op("permute", "permute(input, dims) as a new contiguous tensor (PermuteBackward0_copy).")
@@ -59,19 +58,19 @@ unfold_copy = _copy_op("unfold", "input.unfold(dimension, size, step) as a new c
 as_strided_copy = _copy_op("as_strided", "as_strided(input, size, stride, storage_offset) as a new tensor.")
 
 
-@register(category="shape", cli_reason=_REASON.format("squeeze"))
+@register(category="shape")
 def squeeze_copy(input, dim=None):
     """squeeze(input[, dim]) as a new contiguous tensor (SqueezeBackward0/1/2_copy)."""
     return _fresh(input.squeeze() if dim is None else input.squeeze(dim), input)
 
 
-@register(category="shape", cli_reason=_REASON.format("expand"))
+@register(category="shape")
 def expand_copy(input, size, *, implicit=False):
     """input.expand(size) materialised as a new contiguous tensor (ExpandBackward0_copy)."""
     return _fresh(input.expand(size), input)
 
 
-@register(category="shape", cli_reason=_REASON.format("view"))
+@register(category="shape")
 def view_copy(input, size):
     """input.view(size) as a new tensor (ViewBackward0_copy); view_copy(input, dtype) reinterprets the
     bytes and is not differentiable, as torch's."""
@@ -97,7 +96,7 @@ class AliasBackward0(Op):
 AliasBackward0_copy = _copy_node(AliasBackward0)
 
 
-@register(category="shape", cli_reason="an identity copy: `tensorcli clone` shows the same values")
+@register(category="shape")
 def alias_copy(input):
     """A new contiguous copy of input (AliasBackward0_copy)."""
     return AliasBackward0_copy.apply(input)
@@ -119,13 +118,13 @@ class DetachCopyNotImplemented(Op):
         raise RuntimeError("derivative for aten::detach_copy is not implemented")
 
 
-@register(category="shape", cli_reason="a detached copy: `tensorcli clone` shows the same values")
+@register(category="shape")
 def detach_copy(input):
     """A new contiguous copy of input; with grad, a node whose backward raises, as torch's."""
     return DetachCopyNotImplemented.apply(input)
 
 
-@register(category="shape", cli_reason=_REASON.format("slicing"))
+@register(category="shape")
 def slice_copy(input, dim=0, start=None, end=None, step=1):
     """input[..., start:end:step, ...] along dim as a new contiguous tensor (SliceBackward0_copy)."""
     d = _wrap_dim(dim, input.dim())
@@ -133,25 +132,25 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
     return _fresh(input[(slice(None),) * d + (slice(start, end, step),)], input, name="SliceBackward0_copy")
 
 
-@register(category="shape", cli_reason=_REASON.format("unbind"))
+@register(category="shape")
 def unbind_copy(input, dim=0):
     """unbind(input, dim) as new contiguous tensors (UnbindBackward0_copy)."""
     return _copies(input.unbind(dim), input)
 
 
-@register(category="shape", cli_reason=_REASON.format("split"))
+@register(category="shape")
 def split_copy(input, split_size, dim=0):
     """split(input, split_size, dim) as new contiguous tensors (SplitBackward0_copy)."""
     return _copies(input.split(split_size, dim), input)
 
 
-@register(category="shape", cli_reason=_REASON.format("split"))
+@register(category="shape")
 def split_with_sizes_copy(input, split_sizes, dim=0):
     """split_with_sizes(input, split_sizes, dim) as new contiguous tensors (SplitWithSizesBackward0_copy)."""
     return _copies(input.split_with_sizes(split_sizes, dim), input)
 
 
-@register(category="shape", methods=("narrow_copy",), cli_reason=_REASON.format("narrow"))
+@register(category="shape", methods=("narrow_copy",))
 def narrow_copy(input, dim, start, length):
     """narrow(input, dim, start, length) as a new contiguous tensor (NarrowCopyBackward0); ATen's own checks
     for a dim past the end and a negative length come first."""

@@ -52,8 +52,7 @@ def _check_operands(input, other):
             raise TypeError(f"cross(): argument 'other' must be Tensor, not {type(t).__name__}")
 
 
-@register("linalg.cross", category="linalg", function=False,
-          cli=True, cli_example="tensorcli linalg.cross '[1.0,0.0,0.0]' --other '[0.0,1.0,0.0]' --explain")
+@register("linalg.cross", category="linalg", function=False)
 def linalg_cross(input, other, *, dim=-1, out=None):
     """Cross product of 3-vectors along dim (default -1) of inputs with the same number of dims,
     broadcasting the other dims (torch.linalg.cross)."""
@@ -76,8 +75,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     return r if out is None else _out(r, out)
 
 
-@register(category="linalg", methods=("cross",), cli=True,
-          cli_example="tensorcli cross '[[1,0,0],[0,1,0]]' --other '[[0,1,0],[0,0,1]]' --dim 1")
+@register(category="linalg", methods=("cross",))
 def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along dim; without dim, the first dim of size 3 (deprecated by torch:
     pass dim, or use linalg.cross whose default is -1)."""

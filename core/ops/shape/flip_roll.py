@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
 from ..registry import register
-from ._util import _LETTERS, _dimlist, _idx
+from ._util import _dimlist
 
 class FlipBackward0(Op):
     contiguous_output = False   # like an elementwise op, flip keeps a dense input's layout
@@ -25,15 +25,6 @@ class FlipBackward0(Op):
         return np.flip(g, ctx.dims) if ctx.dims else g
 
 
-def _flip_rule(ndim, dim=None, dims=None, **kw):
-    if dims is None:
-        return None
-    ds = {d % max(ndim, 1) for d in ([dims] if isinstance(dims, int) else dims)}
-    outs = _LETTERS[:ndim]
-    ins = [f"size({k}) - 1 - {c}" if k in ds else c for k, c in enumerate(outs)]
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
 def _flip(input, dims):
     nd = input._data.ndim
     w = []
@@ -47,8 +38,7 @@ def _flip(input, dims):
     return FlipBackward0.apply(input, tuple(w))
 
 
-@register(category="shape", methods=("flip",), kind="view", rule=_flip_rule, cli=True,
-          cli_example="tensorcli flip '[[1,2,3],[4,5,6]]' --dims 0")
+@register(category="shape", methods=("flip",), kind="view")
 def flip(input, *dims, **kwargs):
     """Reverse the order of elements along dims (a copy); dims positional (`x.flip(0, 1)`, `x.flip((0,))`)
     or by keyword (`torch.flip(x, dims=(0,))`), as PyTorch's parser accepts."""
@@ -65,8 +55,7 @@ def flip(input, *dims, **kwargs):
     return _flip(input, _dimlist(dims, "dims"))
 
 
-@register(category="shape", methods=("fliplr",),
-          cli=True, cli_example="tensorcli fliplr '[[1,2],[3,4]]' --explain")
+@register(category="shape", methods=("fliplr",))
 def fliplr(input):
     """Flip dim 1 (left/right); input must be at least 2-D."""
     if input._data.ndim < 2:
@@ -74,8 +63,7 @@ def fliplr(input):
     return _flip(input, (1,))
 
 
-@register(category="shape", methods=("flipud",),
-          cli=True, cli_example="tensorcli flipud '[[1,2],[3,4]]' --explain")
+@register(category="shape", methods=("flipud",))
 def flipud(input):
     """Flip dim 0 (up/down); input must be at least 1-D."""
     if input._data.ndim < 1:
@@ -96,23 +84,7 @@ class RollBackward0(Op):
         return RollBackward0.apply(g, tuple(-s for s in ctx.shifts), ctx.dims)
 
 
-def _roll_rule(ndim, dim=None, shifts=None, dims=None, **kw):
-    if shifts is None:
-        return None
-    sh = [shifts] if isinstance(shifts, int) else list(shifts)
-    if dims is None:
-        return f"out.flatten()[n] = input.flatten()[(n - {sh[0]}) % numel]"
-    ds = [dims] if isinstance(dims, int) else list(dims)
-    outs = _LETTERS[:ndim]
-    ins = list(outs)
-    for s, d in zip(sh, ds):
-        k = d % ndim
-        ins[k] = f"({ins[k]} - {s}) % size({k})"
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("roll",), kind="view", rule=_roll_rule, cli=True,
-          cli_example="tensorcli roll '[[1,2,3],[4,5,6]]' --shifts 1 --dims 1")
+@register(category="shape", methods=("roll",), kind="view")
 def roll(input, shifts, dims=None):
     """Shift elements cyclically along dims (flattened when dims is None); a copy."""
     sh = _dimlist(shifts, "shifts")

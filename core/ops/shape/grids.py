@@ -46,12 +46,7 @@ def _meshgrid(tensors, indexing):
     return tuple(grids)
 
 
-def _meshgrid_rule(ndim, dim=None, **kw):
-    return "out_k[i0][i1]... = tensors[k][ik]  ('xy': the first two grid dims swapped)"
-
-
-@register(category="shape", kind="view", rule=_meshgrid_rule, cli=True,
-          cli_example="tensorcli meshgrid '[1,2,3]' '[4,5]' --indexing ij --explain")
+@register(category="shape", kind="view")
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 0-D/1-D tensors (views): indexing='ij' gives out[k][i0][i1]... = tensors[k][ik];
     'xy' swaps the first two grid dims. Without indexing: 'ij' and a one-time UserWarning."""
@@ -70,7 +65,7 @@ def _check_1d(t):
         raise RuntimeError(f"Expect a 1D vector, but got shape {_shape_str(t._data.shape)}")
 
 
-@register(category="shape", kind="view", cli=True, cli_example="tensorcli cartesian-prod '[1,2,3]' '[4,5]' --explain")
+@register(category="shape", kind="view")
 def cartesian_prod(*tensors):
     """All tuples (a_i, b_j, ...) of the 1-D inputs' elements, in row-major order, as rows of an
     [N, len(tensors)] tensor (one input: returned as is)."""
@@ -91,8 +86,7 @@ def _triu_mask(n, r, with_replacement):
     return Tensor._make(mask)
 
 
-@register(category="shape", kind="view", cli=True, cli_params={"r": "int", "with_replacement": "flag"},
-          cli_example="tensorcli combinations '[1,2,3,4]' --r 2 --explain")
+@register(category="shape", kind="view")
 def combinations(input, r=2, with_replacement=False):
     """All length-r combinations of a 1-D tensor's elements (with repeats if with_replacement),
     in lexicographic order of positions, as rows of an [N, r] tensor (r = 0: an empty 1-D tensor)."""

@@ -11,7 +11,7 @@ from ...tensor import Tensor, _wrap_dim
 from ..inplace import _FCTX, _view
 from ..pointwise import _out
 from ..registry import register
-from ._util import _LETTERS, _check_alloc, _idx, _nonempty, _shape_str, _tensor_list
+from ._util import _check_alloc, _nonempty, _shape_str, _tensor_list
 from .slicing import SliceBackward0, select
 from .squeeze import unsqueeze
 from .views import reshape
@@ -46,16 +46,7 @@ class CatBackward0(Op):
                      for b in ctx.bounds)
 
 
-def _cat_rule(ndim, dim=0, **kw):
-    ins = list(_LETTERS[:ndim])
-    d = (dim or 0) % max(ndim, 1)
-    outs = list(ins)
-    ins[d] = f"{ins[d]} - offset_t"
-    return f"out{_idx(outs)} = tensors[t]{_idx(ins)}  (t is the input covering {outs[d]} along dim {d})"
-
-
-@register(category="shape", kind="view", rule=_cat_rule, cli=True,
-          cli_example="tensorcli cat '[[1,2]]' '[[3,4],[5,6]]' --dim 0 --explain")
+@register(category="shape", kind="view")
 def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing dim; sizes must match elsewhere (legacy empty 1-D inputs are skipped)."""
     if type(tensors) is not list and type(tensors) is not tuple:
@@ -124,15 +115,13 @@ def cat(tensors, dim=0, *, out=None):
     return r
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli concat '[1,2]' '[3]' --explain")
+@register(category="shape")
 def concat(tensors, dim=0, *, out=None):
     """Alias of cat."""
     return cat(tensors, dim, out=out)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli concatenate '[[1,2]]' '[[3,4]]' --dim 1 --explain")
+@register(category="shape")
 def concatenate(tensors, dim=0, out=None):
     """Alias of cat (`axis=` is accepted as everywhere `dim` is)."""
     return cat(tensors, dim, out=out)
@@ -158,15 +147,7 @@ class StackBackward0(Op):
         return tuple(g[pre + (i,)] for i in range(g.shape[ctx.dim]))
 
 
-def _stack_rule(ndim, dim=0, **kw):
-    ins = _LETTERS[:ndim]
-    d = (dim or 0) % (ndim + 1)
-    outs = ins[:d] + "t" + ins[d:]
-    return f"out{_idx(outs)} = tensors[t]{_idx(ins)}"
-
-
-@register(category="shape", kind="view", rule=_stack_rule, cli=True,
-          cli_example="tensorcli stack '[1,2]' '[3,4]' --dim 1")
+@register(category="shape", kind="view")
 def stack(tensors, dim=0, *, out=None):
     """Stack equal-shaped tensors along a new dim."""
     ts = _tensor_list(tensors, "stack")
@@ -195,8 +176,7 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli atleast-1d '5' --explain")
+@register(category="shape")
 def atleast_1d(*tensors):
     """0-D tensors become 1-D views; others are returned as is."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -207,8 +187,7 @@ def atleast_1d(*tensors):
     return reshape(x, (1,)) if x._data.ndim == 0 else x
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli atleast-2d '[1,2]' --explain")
+@register(category="shape")
 def atleast_2d(*tensors):
     """0-D and 1-D tensors become 2-D views (1-D gains a leading dim)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -222,8 +201,7 @@ def atleast_2d(*tensors):
     return unsqueeze(x, 0) if nd == 1 else x
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli atleast-3d '[[1,2]]' --explain")
+@register(category="shape")
 def atleast_3d(*tensors):
     """0-D -> (1,1,1), 1-D (n) -> (1,n,1), 2-D (m,n) -> (m,n,1); others as is."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -239,37 +217,32 @@ def atleast_3d(*tensors):
     return unsqueeze(x, -1) if nd == 2 else x
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli hstack '[1,2]' '[3,4]' --explain")
+@register(category="shape")
 def hstack(tensors, *, out=None):
     """Concatenate column-wise (dim 1; dim 0 for 1-D inputs)."""
     ts = [atleast_1d(x) for x in _nonempty(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli vstack '[1,2]' '[3,4]' --explain")
+@register(category="shape")
 def vstack(tensors, *, out=None):
     """Concatenate row-wise after making inputs at least 2-D."""
     return cat([atleast_2d(x) for x in _nonempty(tensors, "vstack")], 0, out=out)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli row-stack '[1,2]' '[3,4]' --explain")
+@register(category="shape")
 def row_stack(tensors, *, out=None):
     """Alias of vstack."""
     return vstack(tensors, out=out)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli dstack '[1,2]' '[3,4]' --explain")
+@register(category="shape")
 def dstack(tensors, *, out=None):
     """Concatenate depth-wise (dim 2) after making inputs at least 3-D."""
     return cat([atleast_3d(x) for x in _nonempty(tensors, "dstack")], 2, out=out)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli column-stack '[1,2]' '[3,4]' --explain")
+@register(category="shape")
 def column_stack(tensors, *, out=None):
     """Stack 0-D/1-D inputs as columns (n -> n x 1) and concatenate along dim 1."""
     ts = _nonempty(tensors, "column_stack")

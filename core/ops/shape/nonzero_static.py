@@ -8,8 +8,7 @@ from ...tensor import Tensor
 from ..registry import register
 
 
-@register(category="indexing", methods=("nonzero_static",), cli=True, cli_params={"size": "int"},
-          cli_example="tensorcli nonzero-static '[[0,1],[2,0]]' --size 3 --explain")
+@register(category="indexing", methods=("nonzero_static",))
 def nonzero_static(input, *, size, fill_value=-1):
     """Indices of the non-zero elements, as a (size, input.dim()) int64 tensor (padded with fill_value)."""
     if size < 0:

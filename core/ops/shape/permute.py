@@ -8,7 +8,7 @@ from ..._warn import warn_aten
 from ...tensor import _wrap_dim
 from ..inplace import ViewOp, _inplace_view, _view
 from ..registry import add_inplace, method, register
-from ._util import _LETTERS, _dimlist, _idx, _sizes
+from ._util import _dimlist, _sizes
 
 class TransposeBackward0(ViewOp):
     @staticmethod
@@ -25,35 +25,20 @@ class TransposeBackward0(ViewOp):
         return g.swapaxes(ctx.d0, ctx.d1) if g.ndim else g
 
 
-def _transpose_rule(ndim, dim=None, dim0=0, dim1=1, **kw):
-    if ndim == 0:
-        return "out = input"
-    outs = list(_LETTERS[:ndim])
-    ins = list(outs)
-    a, b = dim0 % ndim, dim1 % ndim
-    ins[a], ins[b] = ins[b], ins[a]
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("transpose", "swapaxes", "swapdims"), kind="view", rule=_transpose_rule,
-          cli=True,
-          cli_example="tensorcli transpose '[[1,2,3],[4,5,6]]' --dim0 0 --dim1 1 --explain")
+@register(category="shape", methods=("transpose", "swapaxes", "swapdims"), kind="view")
 def transpose(input, dim0, dim1):
     """Swap two dims (a view)."""
     nd = input._data.ndim
     return _view(TransposeBackward0, input, _wrap_dim(dim0, nd), _wrap_dim(dim1, nd))
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli swapaxes '[[1,2,3],[4,5,6]]' --axis0 0 --axis1 1 --explain",
-          cli_params={'axis0': 'int', 'axis1': 'int'})
+@register(category="shape")
 def swapaxes(input, axis0, axis1):
     """Alias of transpose."""
     return transpose(input, axis0, axis1)
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli swapdims '[[1,2,3],[4,5,6]]' --dim0 0 --dim1 1 --explain")
+@register(category="shape")
 def swapdims(input, dim0, dim1):
     """Alias of transpose."""
     return transpose(input, dim0, dim1)
@@ -63,12 +48,7 @@ class TBackward0(TransposeBackward0):
     pass
 
 
-def _t_rule(ndim, dim=None, **kw):
-    return "out[i][j] = input[j][i]" if ndim == 2 else "out = input"
-
-
-@register(category="shape", methods=("t",), kind="view", rule=_t_rule, cli=True,
-          cli_example="tensorcli t '[[1,2,3],[4,5,6]]'")
+@register(category="shape", methods=("t",), kind="view")
 def t(input):
     """Transpose a tensor of at most 2 dims (0-D and 1-D are returned as is)."""
     nd = input._data.ndim
@@ -95,17 +75,6 @@ class PermuteBackward0(ViewOp):
         return g.transpose(np.argsort(ctx.dims)) if ctx.dims else g
 
 
-def _permute_rule(ndim, dim=None, dims=None, **kw):
-    if dims is None:
-        return None
-    dims = [d % ndim for d in dims] if ndim else []
-    outs = _LETTERS[:ndim]
-    ins = [""] * ndim
-    for i, d in enumerate(dims):
-        ins[d] = outs[i]
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
 def _permute_dims(input, dims):
     nd = input._data.ndim
     if len(dims) == nd and sorted(dims) == list(range(nd)):
@@ -120,8 +89,7 @@ def _permute_dims(input, dims):
     return w
 
 
-@register(category="shape", methods=("permute",), kind="view", rule=_permute_rule, cli=True,
-          cli_example="tensorcli permute '[[1,2,3],[4,5,6]]' --dims 1,0 --explain")
+@register(category="shape", methods=("permute",), kind="view")
 def permute(input, *dims):
     """Reorder dims: out's dim i is input's dim dims[i] (a view)."""
     if not dims:
@@ -151,31 +119,13 @@ def _movedim_perm(input, source, destination):
     return tuple(perm)
 
 
-def _movedim_rule(ndim, dim=None, source=None, destination=None, **kw):
-    if source is None or destination is None:
-        return None
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    src, dst = [s % ndim for s in src], [d % ndim for d in dst]
-    perm = [-1] * ndim
-    for s, d in zip(src, dst):
-        perm[d] = s
-    rest = iter(i for i in range(ndim) if i not in src)
-    perm = [p if p != -1 else next(rest) for p in perm]
-    return _permute_rule(ndim, dims=perm)
-
-
-@register(category="shape", methods=("movedim", "moveaxis"), kind="view", rule=_movedim_rule, cli=True,
-          cli_example="tensorcli movedim '[[1,2,3],[4,5,6]]' --source 0 --destination 1",
-          cli_params={"source": "dim"})
+@register(category="shape", methods=("movedim", "moveaxis"), kind="view")
 def movedim(input, source, destination):
     """Move dims at source to positions destination, keeping the others in order (a permute view)."""
     return _view(PermuteBackward0, input, _movedim_perm(input, source, destination))
 
 
-@register(category="shape",
-          cli=True, cli_example="tensorcli moveaxis '[[[1,2],[3,4]]]' --source 0 --destination 2 --explain",
-          cli_params={'source': 'dim'})
+@register(category="shape")
 def moveaxis(input, source, destination):
     """Alias of movedim."""
     return movedim(input, source, destination)
@@ -251,8 +201,7 @@ def adjoint(input):
     return _mH(input)
 
 
-register(category="shape", methods=("adjoint",),
-         cli=True, cli_example="tensorcli adjoint '[[1,2],[3,4]]' --explain")(adjoint)
+register(category="shape", methods=("adjoint",))(adjoint)
 
 method("T", property(_T))
 method("mT", property(_mT))

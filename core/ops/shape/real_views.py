@@ -18,8 +18,7 @@ def _check(name, input):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
-@register(category="pointwise", methods=("positive",), cli=True,
-          cli_example="tensorcli positive '[1.0, -2.0]' --explain")
+@register(category="pointwise", methods=("positive",))
 def positive(input):
     """+input: input itself (RuntimeError for bool, as torch)."""
     _check("positive", input)
@@ -33,8 +32,7 @@ def _identity(name, doc):
         _check(name, input)
         return input
     fn.__name__, fn.__doc__ = name, doc
-    return register(category="pointwise", methods=(name,), cli=True,
-                    cli_example=f"tensorcli {name.replace('_', '-')} '[1.0, -2.0]' --explain")(fn)
+    return register(category="pointwise", methods=(name,))(fn)
 
 
 conj = _identity("conj", "Complex conjugate (a view); a real tensor is returned itself.")
@@ -43,8 +41,7 @@ resolve_neg = _identity("resolve_neg", "Materialise a negative view; a real tens
 real = _identity("real", "The real part; a real tensor is returned itself.")
 
 
-@register(category="pointwise", methods=("conj_physical",), inplace="conj_physical_", cli=True,
-          cli_example="tensorcli conj-physical '[1.0, -2.0]' --explain")
+@register(category="pointwise", methods=("conj_physical",), inplace="conj_physical_")
 def conj_physical(input, *, out=None):
     """Complex conjugate (a copy for complex tensors); a real tensor is returned itself."""
     _check("conj_physical", input)
@@ -60,7 +57,7 @@ def imag(input):
 registry.export(imag)
 
 
-@register(category="logical", methods=("isreal",), cli=True, cli_example="tensorcli isreal '[1.0,-2,3]' --explain")
+@register(category="logical", methods=("isreal",))
 def isreal(input):
     """True where the imaginary part is 0: everywhere for a real tensor (a bool tensor)."""
     _check("isreal", input)
@@ -73,8 +70,7 @@ def _angle(x):
 
 
 angle, AngleBackward0 = _unary("angle", _angle, lambda g, a, o: g * 0, save=None, inplace=False,
-                               doc="The argument of each element: 0 for x >= 0, pi for x < 0 (gradient zero).",
-                               cli=True, cli_example="tensorcli angle '[1.0, -2.0, 0.0]' --explain")
+                               doc="The argument of each element: 0 for x >= 0, pi for x < 0 (gradient zero).")
 registry.method("real", property(lambda self: self))
 registry.method("imag", property(imag))
 registry.method("is_conj", lambda self: False)

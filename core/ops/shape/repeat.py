@@ -8,7 +8,7 @@ from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..pointwise import clone
 from ..registry import register
-from ._util import _LETTERS, _check_alloc, _idx, _int, _sizes
+from ._util import _check_alloc, _int, _sizes
 from .squeeze import unsqueeze
 from .views import expand, flatten
 
@@ -30,15 +30,7 @@ class RepeatBackward0(Op):
         return g.reshape(ctx.in_shape)
 
 
-def _repeat_rule(ndim, dim=None, sizes=None, dims=None, **kw):
-    reps = sizes if sizes is not None else dims
-    extra = max(len(reps) - ndim, 0) if isinstance(reps, (tuple, list)) else 0
-    outs = _LETTERS[:extra + ndim]
-    return f"out{_idx(outs)} = input" + "".join(f"[{c} % size({k})]" for k, c in enumerate(outs[extra:]))
-
-
-@register(category="shape", methods=("repeat",), function=False, kind="view", rule=_repeat_rule, cli=True,
-          cli_example="tensorcli repeat '[1,2]' --sizes 2,2 --explain")
+@register(category="shape", methods=("repeat",), function=False, kind="view")
 def repeat(input, *sizes):
     """Tile the data: out has size(d) * sizes[d] along each dim (leading sizes add new dims); a copy."""
     reps = _sizes(sizes, "repeat", "repeats")
@@ -51,8 +43,7 @@ def repeat(input, *sizes):
     return RepeatBackward0.apply(input, reps)
 
 
-@register(category="shape", methods=("tile",), kind="view", rule=_repeat_rule, cli=True,
-          cli_example="tensorcli tile '[1,2]' --dims 2")
+@register(category="shape", methods=("tile",), kind="view")
 def tile(input, dims):
     """repeat, with dims padded by leading 1s when shorter than input.ndim."""
     reps = _sizes((dims,), "tile", "dims")
@@ -121,20 +112,7 @@ def _interleave_tensor(input, repeats, dim, output_size):
     return x.index_select(dim, _interleave_index(repeats, output_size))   # Tensor method: no import of indexing
 
 
-def _interleave_rule(ndim, dim=None, repeats=None, **kw):
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats <= 0:
-        return None
-    if dim is None:
-        return f"out.flatten()[n] = input.flatten()[n // {repeats}]"
-    ins = list(_LETTERS[:ndim])
-    d = dim % max(ndim, 1)
-    outs = list(ins)
-    ins[d] = f"{ins[d]} // {repeats}"
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("repeat_interleave",), kind="view", rule=_interleave_rule, cli=True,
-          cli_example="tensorcli repeat-interleave '[[1,2,3],[4,5,6]]' --repeats 2 --dim 1 --explain")
+@register(category="shape", methods=("repeat_interleave",), kind="view")
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element `repeats` times (an int, or one count per element) along dim (flattened
     when dim is None); `repeat_interleave(counts)` alone gives the indices 0..n-1 repeated counts[i] times."""

@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Op
 from ...tensor import _wrap_dim
 from ..registry import register
-from ._util import _LETTERS, _idx, _int
+from ._util import _int
 
 
 class Rot90Backward0(Op):
@@ -38,24 +38,7 @@ def _rot90_dims(dims):
     return [int(d) for d in dims]
 
 
-def _rot90_rule(ndim, dim=None, k=1, dims=(0, 1), **kw):
-    k = (k if isinstance(k, int) else 1) % 4
-    if ndim < 2 or len(dims) != 2:
-        return None
-    d0, d1 = dims[0] % ndim, dims[1] % ndim
-    outs = _LETTERS[:ndim]
-    ins = list(outs)
-    if k == 1:
-        ins[d0], ins[d1] = outs[d1], f"size({d1}) - 1 - {outs[d0]}"
-    elif k == 2:
-        ins[d0], ins[d1] = f"size({d0}) - 1 - {outs[d0]}", f"size({d1}) - 1 - {outs[d1]}"
-    elif k == 3:
-        ins[d0], ins[d1] = f"size({d0}) - 1 - {outs[d1]}", outs[d0]
-    return f"out{_idx(outs)} = input{_idx(ins)}  (size(d) of input)"
-
-
-@register(category="shape", methods=("rot90",), kind="view", rule=_rot90_rule, cli=True,
-          cli_example="tensorcli rot90 '[[1,2,3],[4,5,6]]' --k 1 --dims 0,1 --explain")
+@register(category="shape", methods=("rot90",), kind="view")
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by 90 degrees k times, from the first towards the second of dims (a copy)."""
     k = _int(k, "rot90(): argument 'k' (position 2)")

@@ -7,7 +7,7 @@ from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..inplace import ViewOp, _view
 from ..registry import register
-from ._util import _LETTERS, _idx, _int, _shape_str
+from ._util import _int, _shape_str
 
 class SliceBackward0(ViewOp):
     @staticmethod
@@ -39,16 +39,7 @@ class SliceBackwardBackward0(Op):
         return _view(SliceBackward0, gg, ctx.dim, ctx.start, ctx.end)
 
 
-def _narrow_rule(ndim, dim=0, start=0, length=None, **kw):
-    ins = list(_LETTERS[:ndim])
-    outs = list(ins)
-    d = (dim or 0) % max(ndim, 1)
-    ins[d] = f"{ins[d]} + {start}"
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("narrow",), kind="view", rule=_narrow_rule, cli=True,
-          cli_example="tensorcli narrow '[[1,2,3],[4,5,6]]' --dim 1 --start 1 --length 2 --explain")
+@register(category="shape", methods=("narrow",), kind="view")
 def narrow(input, dim, start, length):
     """Elements start..start+length-1 along dim (a view)."""
     nd = input._data.ndim
@@ -100,17 +91,7 @@ class SelectBackwardBackward0(Op):
         return _view(SelectBackward0, gg, ctx.dim, ctx.index)
 
 
-def _select_rule(ndim, dim=0, index=0, **kw):
-    ins = list(_LETTERS[:ndim])
-    d = (dim or 0) % max(ndim, 1)
-    outs = ins[:d] + ins[d + 1:]
-    ins[d] = str(index)
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("select",), kind="view", rule=_select_rule, cli=True,
-          cli_example="tensorcli select '[[1,2,3],[4,5,6]]' --dim 1 --index 2",
-          cli_params={"index": "int"})
+@register(category="shape", methods=("select",), kind="view")
 def select(input, dim, index):
     """The slice at `index` along dim, with that dim removed (a view)."""
     nd = input._data.ndim

@@ -8,7 +8,7 @@ from ...autograd.function import Op
 from ...tensor import Tensor, _wrap_dim
 from ..inplace import _mark_multi, _view
 from ..registry import register
-from ._util import _LETTERS, _idx, _int, _shape_str
+from ._util import _int, _shape_str
 from .join import cat, stack
 from .slicing import SliceBackward0
 
@@ -58,14 +58,6 @@ def _split_bounds(sizes):
     return out
 
 
-def _split_rule(ndim, dim=0, **kw):
-    ins = list(_LETTERS[:ndim])
-    d = (dim or 0) % max(ndim, 1)
-    outs = list(ins)
-    ins[d] = f"start_c + {ins[d]}"
-    return f"outputs[c]{_idx(outs)} = input{_idx(ins)}  (start_c = sum of the sizes of chunks before c)"
-
-
 def _do_split(input, d, sizes, cls):
     outs = cls.apply(input, d, _split_bounds(sizes))
     return _mark_multi(outs, input)
@@ -87,8 +79,7 @@ def _split_size(input, split_size, dim):
     return _do_split(input, d, sizes, SplitBackward0)
 
 
-@register(category="shape", methods=("split_with_sizes",), kind="view", rule=_split_rule,
-          cli=True, cli_example="tensorcli split-with-sizes '[1,2,3,4,5]' --split-sizes 2,3 --explain")
+@register(category="shape", methods=("split_with_sizes",), kind="view")
 def split_with_sizes(input, split_sizes, dim=0):
     """Split along dim into pieces of the given sizes (views); the sizes must sum to size(dim)."""
     nd = input._data.ndim
@@ -106,8 +97,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _do_split(input, d, sizes, SplitWithSizesBackward0)
 
 
-@register(category="shape", methods=("split",), kind="view", rule=_split_rule, cli=True,
-          cli_example="tensorcli split '[[1,2,3],[4,5,6]]' --split-size-or-sections 2 --dim 1")
+@register(category="shape", methods=("split",), kind="view")
 def split(tensor, split_size_or_sections, dim=0):
     """Split along dim into chunks of split_size (the last may be smaller) or of the listed sizes (views)."""
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -115,8 +105,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_size(tensor, _int(split_size_or_sections, "split_size"), dim)
 
 
-@register(category="shape", methods=("chunk",), kind="view", rule=_split_rule, cli=True,
-          cli_example="tensorcli chunk '[[1,2,3],[4,5,6]]' --chunks 2 --dim 1 --explain")
+@register(category="shape", methods=("chunk",), kind="view")
 def chunk(input, chunks, dim=0):
     """Split into `chunks` pieces of ceil(size/chunks) along dim (fewer when it does not divide)."""
     chunks = _int(chunks, "chunks")
@@ -133,16 +122,7 @@ def chunk(input, chunks, dim=0):
     return _split_size(input, split_size, d)
 
 
-def _unbind_rule(ndim, dim=0, **kw):
-    ins = list(_LETTERS[:ndim])
-    d = (dim or 0) % max(ndim, 1)
-    outs = ins[:d] + ins[d + 1:]
-    ins[d] = "c"
-    return f"outputs[c]{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("unbind",), kind="view", rule=_unbind_rule, cli=True,
-          cli_example="tensorcli unbind '[[1,2,3],[4,5,6]]'")
+@register(category="shape", methods=("unbind",), kind="view")
 def unbind(input, dim=0):
     """Tuple of all slices along dim, that dim removed (views)."""
     nd = input._data.ndim
@@ -159,9 +139,7 @@ def _clamp_slice(start, end, size):
     return start, max(start, end)
 
 
-@register(category="shape", methods=("tensor_split",), kind="view", rule=_split_rule,
-          cli=True, cli_example="tensorcli tensor-split '[1,2,3,4,5]' --indices-or-sections 2 --explain",
-          cli_params={'indices_or_sections': 'dim'})
+@register(category="shape", methods=("tensor_split",), kind="view")
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into n near-equal parts (the first size % n get one more) or at the given indices (views)."""
     nd = input._data.ndim
@@ -216,34 +194,19 @@ def _split_at(input, indices_or_sections, dim, fname, min_dims):
     return tensor_split(input, ios, dim)
 
 
-def _hsplit_rule(ndim, dim=None, **kw):
-    return _split_rule(ndim, 0 if ndim == 1 else 1)
-
-
-def _vsplit_rule(ndim, dim=None, **kw):
-    return _split_rule(ndim, 0)
-
-
-def _dsplit_rule(ndim, dim=None, **kw):
-    return _split_rule(ndim, 2) if ndim >= 3 else None
-
-
-@register(category="shape", methods=("hsplit",), kind="view", rule=_hsplit_rule, cli=True,
-          cli_example="tensorcli hsplit '[[1,2,3,4],[5,6,7,8]]' --sections 2 --explain")
+@register(category="shape", methods=("hsplit",), kind="view")
 def hsplit(input, sections):
     """Split along dim 1 (dim 0 for 1-D) into equal sections or at indices (views), as numpy.hsplit."""
     return _split_at(input, sections, 0 if input._data.ndim == 1 else 1, "hsplit", 1)
 
 
-@register(category="shape", methods=("vsplit",), kind="view", rule=_vsplit_rule, cli=True,
-          cli_example="tensorcli vsplit '[[1,2],[3,4],[5,6],[7,8]]' --sections 2")
+@register(category="shape", methods=("vsplit",), kind="view")
 def vsplit(input, sections):
     """Split along dim 0 of an at least 2-D tensor into equal sections or at indices (views)."""
     return _split_at(input, sections, 0, "vsplit", 2)
 
 
-@register(category="shape", methods=("dsplit",), kind="view", rule=_dsplit_rule, cli=True,
-          cli_example="tensorcli dsplit '[[[1,2,3,4]]]' --sections 2")
+@register(category="shape", methods=("dsplit",), kind="view")
 def dsplit(input, sections):
     """Split along dim 2 of an at least 3-D tensor into equal sections or at indices (views)."""
     return _split_at(input, sections, 2, "dsplit", 3)

@@ -6,7 +6,7 @@ import numpy as np
 from ...tensor import Tensor, _wrap_dim
 from ..inplace import ViewOp, _inplace_view, _view
 from ..registry import add_inplace, register
-from ._util import _LETTERS, _dimlist, _idx
+from ._util import _dimlist
 
 class UnsqueezeBackward0(ViewOp):
     @staticmethod
@@ -24,15 +24,7 @@ class UnsqueezeBackward0(ViewOp):
         return g.squeeze(ctx.dim)
 
 
-def _unsqueeze_rule(ndim, dim=None, **kw):
-    d = 0 if dim is None else (dim + ndim + 1 if dim < 0 else dim)
-    ins = _LETTERS[:ndim]
-    outs = ins[:d] + "0" + ins[d:]
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("unsqueeze",), kind="view", rule=_unsqueeze_rule, cli=True,
-          cli_example="tensorcli unsqueeze '[[1,2,3],[4,5,6]]' --dim -1")
+@register(category="shape", methods=("unsqueeze",), kind="view")
 def unsqueeze(input, dim):
     """Insert a size-1 dim at `dim` (negative dims count from ndim + 1)."""
     return _view(UnsqueezeBackward0, input, _wrap_dim(dim, input._data.ndim + 1))
@@ -73,18 +65,7 @@ def _squeeze_dims(input, dim):
     return tuple(d for d in sorted({_wrap_dim(d, nd) for d in ds}) if nd and shp[d] == 1)
 
 
-def _squeeze_rule(ndim, dim=None, **kw):
-    ins = list(_LETTERS[:ndim])
-    if dim is None:
-        return f"out[...] = input[...] with every size-1 dim dropped (index 0)"
-    d = dim + ndim if dim < 0 else dim
-    outs = ins[:d] + ins[d + 1:]
-    ins[d] = "0"
-    return f"out{_idx(outs)} = input{_idx(ins)}  (when size(dim) == 1)"
-
-
-@register(category="shape", methods=("squeeze",), kind="view", rule=_squeeze_rule, cli=True,
-          cli_example="tensorcli squeeze '[[1],[2]]' --dim 1")
+@register(category="shape", methods=("squeeze",), kind="view")
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, or only those in dim; a non-1 dim is left alone)."""
     dims = _squeeze_dims(input, dim)

@@ -15,7 +15,7 @@ from ...tensor import Tensor, _wrap_dim
 from ..inplace import _root, _storage_offset_of, _strided
 from .. import registry
 from ..registry import register
-from ._util import _int, _shape_str, _sizes
+from ._util import _shape_str, _sizes
 from .split import SplitBackward0, _split_bounds, chunk, split, split_with_sizes
 from .views import _as_strided_args, as_strided, view
 
@@ -34,15 +34,13 @@ def _unsafe(pieces, input, dim, cls):
     return cls.apply(input, d, _split_bounds([p._data.shape[d] for p in pieces]))
 
 
-@register(category="shape", methods=("unsafe_chunk",), cli=True,
-          cli_example="tensorcli unsafe-chunk '[[1,2,3],[4,5,6]]' --chunks 2 --dim 1 --explain")
+@register(category="shape", methods=("unsafe_chunk",))
 def unsafe_chunk(input, chunks, dim=0):
     """chunk whose pieces are not tracked as views (in-place on them is not checked), as torch.unsafe_chunk."""
     return _unsafe(chunk(input.detach(), chunks, dim), input, dim, UnsafeSplitBackward0)
 
 
-@register(category="shape", methods=("unsafe_split",), cli=True, cli_params={"split_size": "int"},
-          cli_example="tensorcli unsafe-split '[[1,2,3],[4,5,6]]' --split-size 2 --dim 1 --explain")
+@register(category="shape", methods=("unsafe_split",))
 def unsafe_split(input, split_size, dim=0):
     """split by an int size whose pieces are not tracked as views, as torch.unsafe_split."""
     if not isinstance(split_size, (int, np.integer)) or isinstance(split_size, bool):
@@ -94,15 +92,13 @@ class AsStridedScatterBackward0(Op):
 
 # not a command: torch's gradient for input (mirrored) is not the derivative (torch.autograd.gradcheck fails
 # on torch's own as_strided_scatter), so --explain's perturbation check cannot agree with --backward
-@register(category="shape", methods=("unsafe_split_with_sizes",), cli=True,
-          cli_example="tensorcli unsafe-split-with-sizes '[[1,2,3],[4,5,6]]' --split-sizes 1,2 --dim 1 --explain")
+@register(category="shape", methods=("unsafe_split_with_sizes",))
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes whose pieces are not tracked as views, as torch.unsafe_split_with_sizes."""
     return _unsafe(split_with_sizes(input.detach(), split_sizes, dim), input, dim, UnsafeSplitWithSizesBackward0)
 
 
-@register(category="shape", methods=("as_strided_scatter",),
-          cli_reason="torch's gradient for input is not its derivative, so its explanation cannot be checked: use an expression")
+@register(category="shape", methods=("as_strided_scatter",))
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of input whose as_strided(size, stride, storage_offset) region holds src."""
     dense = input if input.is_contiguous() else input.contiguous()

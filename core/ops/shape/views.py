@@ -15,7 +15,7 @@ from ..inplace import (AsStridedBackward0, AsStridedBackward1, ViewOp, _geom, _i
                        _storage_offset_of, _strided, _view)
 from ..pointwise import clone
 from ..registry import add_inplace, method, register
-from ._util import _LETTERS, _idx, _infer_size, _int, _shape_str, _sizes, _try_view
+from ._util import _infer_size, _int, _shape_str, _sizes, _try_view
 
 def _storage_offset(self):
     """Offset of the first element in the underlying storage, in elements."""
@@ -67,10 +67,6 @@ def _other_shape(other, fname):
     return other._data.shape
 
 
-def _flat_rule(ndim, dim=None, **kw):
-    return "out.flatten()[n] = input.flatten()[n]  (row-major order)"
-
-
 def _view_dtype(input, dtype):
     dt = _dt.as_dtype(dtype)
     a = input._data
@@ -90,8 +86,7 @@ def _view_dtype(input, dtype):
     return r
 
 
-@register(category="shape", methods=("view",), kind="view", rule=_flat_rule, cli=True,
-          cli_example="tensorcli view '[[1,2,3],[4,5,6]]' --shape 3,2")
+@register(category="shape", methods=("view",), kind="view")
 def view(input, *shape):
     """A view with a new shape (one dim may be -1); fails if the strides do not allow it."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Tensor)):
@@ -100,8 +95,7 @@ def view(input, *shape):
     return _view(ViewBackward0, input, shp)
 
 
-@register(category="shape", methods=("reshape",), kind="view", rule=_flat_rule, cli=True,
-          cli_example="tensorcli reshape '[[1,2,3],[4,5,6]]' --shape -1")
+@register(category="shape", methods=("reshape",), kind="view")
 def reshape(input, *shape):
     """Like view, but copies (clone + view) when the strides do not allow a view."""
     shp = _infer_size(_sizes(shape, "reshape", "shape"), input._data.size)
@@ -115,29 +109,25 @@ def _reshape(input, shp):
     return UnsafeViewBackward0.apply(clone(input), shp)
 
 
-@register(category="shape", methods=("view_as",), function=False,
-          cli=True, cli_example="tensorcli view-as '[1,2,3,4]' --other '[[0,0],[0,0]]' --explain")   # a method only, as in torch
+@register(category="shape", methods=("view_as",), function=False)   # a method only, as in torch
 def view_as(input, other):
     """view to other's shape."""
     return view(input, _other_shape(other, "view_as"))
 
 
-@register(category="shape", methods=("reshape_as",), function=False,
-          cli=True, cli_example="tensorcli reshape-as '[1,2,3,4]' --other '[[0,0],[0,0]]' --explain")   # a method only, as in torch
+@register(category="shape", methods=("reshape_as",), function=False)   # a method only, as in torch
 def reshape_as(input, other):
     """reshape to other's shape."""
     return reshape(input, _other_shape(other, "reshape_as"))
 
 
-@register(category="shape", methods=("ravel",),
-          cli=True, cli_example="tensorcli ravel '[[1,2],[3,4]]' --explain")
+@register(category="shape", methods=("ravel",))
 def ravel(input):
     """A 1-D view when contiguous, else a contiguous 1-D copy."""
     return view(contiguous(input), -1)
 
 
-@register(category="shape", methods=("flatten",), kind="view", rule=_flat_rule, cli=True,
-          cli_example="tensorcli flatten '[[[1,2],[3,4]]]' --start-dim 1")
+@register(category="shape", methods=("flatten",), kind="view")
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims start_dim..end_dim into one (a view when possible)."""
     nd = input._data.ndim
@@ -155,8 +145,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _reshape(input, shp[:s] + (n,) + shp[e + 1:])
 
 
-@register(category="shape", methods=("unflatten",), kind="view", rule=_flat_rule, cli=True,
-          cli_example="tensorcli unflatten '[[1,2,3],[4,5,6]]' --dim 1 --sizes 3,1")
+@register(category="shape", methods=("unflatten",), kind="view")
 def unflatten(input, dim, sizes):
     """Split dim into the given sizes (one may be -1) as a view."""
     nd = input._data.ndim
@@ -235,33 +224,25 @@ def _expand_sizes(input, sizes):
     return tuple(out)
 
 
-def _expand_rule(ndim, dim=None, shape=None, **kw):
-    return "out[...][i][...] = input[...][0][...] along each expanded size-1 dim; other indices unchanged"
-
-
-@register(category="shape", methods=("expand",), kind="view", rule=_expand_rule, cli=True,
-          cli_example="tensorcli expand '[[1],[2]]' --sizes 2,3 --explain")
+@register(category="shape", methods=("expand",), kind="view")
 def expand(input, *sizes):
     """Broadcast size-1 dims to larger sizes without copying (-1 keeps a dim)."""
     return _view(ExpandBackward0, input, _expand_sizes(input, _sizes(sizes, "expand")))
 
 
-@register(category="shape", methods=("expand_as",), function=False,
-          cli=True, cli_example="tensorcli expand-as '[[1],[2]]' --other '[[0,0,0],[0,0,0]]' --explain")   # a method only, as in torch
+@register(category="shape", methods=("expand_as",), function=False)   # a method only, as in torch
 def expand_as(input, other):
     """expand to other's shape."""
     return expand(input, _other_shape(other, "expand_as"))
 
 
-@register(category="shape", methods=("broadcast_to",), kind="view", rule=_expand_rule, cli=True,
-          cli_example="tensorcli broadcast-to '[1,2,3]' --size 2,3")
+@register(category="shape", methods=("broadcast_to",), kind="view")
 def broadcast_to(input, size):
     """Broadcast to a shape (same as expand)."""
     return expand(input, size)
 
 
-@register(category="shape", methods=("contiguous",),
-          cli=True, cli_example="tensorcli contiguous '[[1,2],[3,4]]' --explain")
+@register(category="shape", methods=("contiguous",))
 def contiguous(input, memory_format=None):
     """self if already contiguous in memory_format (default torch.contiguous_format), else a copy laid out
     so (CloneBackward0); preserve_format is refused for a non-contiguous input, as torch's."""
@@ -312,18 +293,7 @@ class UnfoldBackwardBackward0(Op):
         return _view(UnfoldBackward0, gg, ctx.dim, ctx.size, ctx.step)
 
 
-def _unfold_rule(ndim, dim=None, dimension=0, size=None, step=1, **kw):
-    ins = list(_LETTERS[:ndim])
-    d = dimension % max(ndim, 1)
-    w = _LETTERS[ndim]
-    outs = ins + [w]
-    ins[d] = f"{ins[d]} * {step} + {w}"
-    return f"out{_idx(outs)} = input{_idx(ins)}"
-
-
-@register(category="shape", methods=("unfold",), function=False, kind="view", rule=_unfold_rule, cli=True,
-          cli_example="tensorcli unfold '[1,2,3,4,5]' --dimension 0 --size 2 --step 1 --explain",
-          cli_params={"size": "int"})
+@register(category="shape", methods=("unfold",), function=False, kind="view")
 def unfold(input, dimension, size, step):
     """All windows of `size` elements with stride `step` along dimension, as a new last dim (a view)."""
     nd = input._data.ndim
@@ -363,16 +333,7 @@ def _as_strided_args(input, size, stride, storage_offset):
     return size, stride, off
 
 
-def _as_strided_rule(ndim, dim=None, size=None, stride=None, storage_offset=0, **kw):
-    if stride is None:
-        return None
-    outs = _LETTERS[:len(stride)]
-    terms = ([str(storage_offset)] if storage_offset else []) + [f"{c}*{s}" for c, s in zip(outs, stride)]
-    return f"out{_idx(outs)} = storage[{' + '.join(terms) or '0'}]"
-
-
-@register(category="shape", methods=("as_strided",), kind="view", rule=_as_strided_rule, cli=True,
-          cli_example="tensorcli as-strided '[[1,2,3],[4,5,6]]' --size 2,2 --stride 1,2")
+@register(category="shape", methods=("as_strided",), kind="view")
 def as_strided(input, size, stride, storage_offset=None):
     """A view of input's storage with the given sizes, strides and offset (in elements)."""
     size, stride, off = _as_strided_args(input, size, stride, storage_offset)

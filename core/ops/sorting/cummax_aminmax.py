@@ -58,8 +58,7 @@ class CumminBackward0(CummaxBackward0):
     is_max = False
 
 
-@register(category="sorting", methods=("cummax",),
-          cli=True, cli_example="tensorcli cummax '[1.0,3.0,2.0,5.0]' --dim 0 --explain")
+@register(category="sorting", methods=("cummax",))
 def cummax(input, dim, *, out=None):
     """Running maximum along dim -> (values, indices); ties take the later index, NaN propagates."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -67,8 +66,7 @@ def cummax(input, dim, *, out=None):
     return _out_tuple(return_types.cummax(vals, idx), out, "cummax")
 
 
-@register(category="sorting", methods=("cummin",),
-          cli=True, cli_example="tensorcli cummin '[4.0,3.0,5.0,1.0]' --dim 0 --explain")
+@register(category="sorting", methods=("cummin",))
 def cummin(input, dim, *, out=None):
     """Running minimum along dim -> (values, indices); ties take the later index, NaN propagates."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -110,8 +108,7 @@ class AminmaxBackward0(Op):
         return res
 
 
-@register(category="sorting", methods=("aminmax",),
-          cli=True, cli_example="tensorcli aminmax '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain")
+@register(category="sorting", methods=("aminmax",))
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) over all elements or along dim; NaN propagates to both."""
     d = input._data

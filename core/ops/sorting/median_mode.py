@@ -137,15 +137,13 @@ def _median(input, dim, keepdim, ignore_nan, out):
     return _out_tuple((return_types.nanmedian if ignore_nan else return_types.median)(vals, idx), out, name)
 
 
-@register(category="sorting", methods=("median",),
-          cli=True, cli_example="tensorcli median '[[1.0,5.0,3.0],[4.0,2.0,6.0]]' --dim 1 --explain")
+@register(category="sorting", methods=("median",))
 def median(input, dim=None, keepdim=False, *, out=None):
     """median() -> the lower of the two middle values (NaN if any); median(dim) -> (values, indices)."""
     return _median(input, dim, keepdim, False, out)
 
 
-@register(category="sorting", methods=("nanmedian",),
-          cli=True, cli_example="tensorcli nanmedian '[[1.0,nan,3.0],[4.0,2.0,6.0]]' --dim 1 --explain")
+@register(category="sorting", methods=("nanmedian",))
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """median ignoring NaN (NaN only when every value is NaN)."""
     return _median(input, dim, keepdim, True, out)
@@ -202,8 +200,7 @@ class ModeBackward0(_ValueSelect):
         return ModeBackward0._finish(ctx, a, dim, keepdim, v, i)
 
 
-@register(category="sorting", methods=("mode",),
-          cli=True, cli_example="tensorcli mode '[[1.0,2.0,2.0],[3.0,3.0,1.0]]' --dim 1 --explain")
+@register(category="sorting", methods=("mode",))
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """Most frequent value along dim -> (values, indices); the smallest such value wins."""
     if dim is None:

@@ -92,18 +92,13 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     return values
 
 
-@register(category="sorting", methods=("quantile",),
-          cli=True, cli_example="tensorcli quantile '[1.0,2.0,3.0,4.0]' --q 0.25 --explain", cli_params={'q': 'operand'},
-          cli_choices={'interpolation': ('linear', 'lower', 'higher', 'midpoint', 'nearest')})
+@register(category="sorting", methods=("quantile",))
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """q-th quantiles along dim (all elements if None) with linear/lower/higher/midpoint/nearest interpolation."""
     return _out1(_quantile(input, q, dim, keepdim, interpolation, False), out)
 
 
-@register(category="sorting", methods=("nanquantile",),
-          cli=True, cli_example="tensorcli nanquantile '[1.0,nan,3.0,4.0]' --q 0.5 --explain",
-          cli_params={'q': 'operand'},
-          cli_choices={'interpolation': ('linear', 'lower', 'higher', 'midpoint', 'nearest')})
+@register(category="sorting", methods=("nanquantile",))
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring NaN (NaN where a slice is all NaN)."""
     return _out1(_quantile(input, q, dim, keepdim, interpolation, True), out)

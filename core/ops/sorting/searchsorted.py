@@ -89,9 +89,7 @@ def _searchsorted(boundaries, input, out_int32, right, side, sorter, scalar_inpu
     return Tensor._make(res.reshape(v.shape).astype(np.int32 if out_int32 else np.int64))
 
 
-@register(category="sorting",
-          cli=True, cli_example="tensorcli searchsorted '[1,3,5,7]' --input '[2,6]' --explain",
-          cli_params={'sorter': 'tensor'}, cli_choices={'side': ('left', 'right')})
+@register(category="sorting")
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """Insertion indices of input's values into the innermost dim of sorted_sequence (left or right side)."""
     scalar = not isinstance(input, Tensor)
@@ -100,8 +98,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _out1(_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, scalar), out)
 
 
-@register(category="sorting",
-          cli=True, cli_example="tensorcli bucketize '[2,6]' --boundaries '[1,3,5,7]' --explain")
+@register(category="sorting")
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """Index of the bucket of each value given 1-d sorted boundaries (torch.searchsorted with roles swapped)."""
     if boundaries._data.ndim != 1:

@@ -15,8 +15,7 @@ class SortBackward0(_ValueSelect):
         return SortBackward0._finish(ctx, a, dim, True, vals, idx)
 
 
-@register(category="sorting", methods=("sort",),
-          cli=True, cli_example="tensorcli sort '[3.0,1.0,2.0]' --explain")
+@register(category="sorting", methods=("sort",))
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sort along dim -> (values, indices); NaN sorts as the largest value, ties keep PyTorch's CPU order."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -24,16 +23,14 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     return _out_tuple(return_types.sort(vals, idx), out, "sort")
 
 
-@register(category="sorting", methods=("argsort",),
-          cli=True, cli_example="tensorcli argsort '[3,1,2]' --explain")
+@register(category="sorting", methods=("argsort",))
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """Indices that sort input along dim (int64), as torch.sort(...).indices."""
     d = _wrap_dim(dim, input._data.ndim)
     return Tensor._make(_sort_np(input._data, d, bool(descending), bool(stable))[1])
 
 
-@register(category="sorting", methods=("msort",),
-          cli=True, cli_example="tensorcli msort '[[3.0,1.0],[1.0,2.0]]' --explain")
+@register(category="sorting", methods=("msort",))
 def msort(input, *, out=None):
     """Sort along the first dim (values only)."""
     return _out1(sort(input, 0).values, out)

@@ -77,8 +77,7 @@ class TopkBackward0(_ValueSelect):
         return TopkBackward0._finish(ctx, a, dim, True, _from_rows(vals, shape, dim), _from_rows(idx, shape, dim))
 
 
-@register(category="sorting", methods=("topk",),
-          cli=True, cli_example="tensorcli topk '[1.0,5.0,2.0,4.0]' --k 2 --explain")
+@register(category="sorting", methods=("topk",))
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The k largest (or smallest) elements along dim -> (values, indices); NaN counts as largest."""
     k = _int_arg("topk", "k", 2, k)
@@ -115,8 +114,7 @@ class KthvalueBackward0(_ValueSelect):
         return KthvalueBackward0._finish(ctx, a, dim, keepdim, v, i)
 
 
-@register(category="sorting", methods=("kthvalue",),
-          cli=True, cli_example="tensorcli kthvalue '[1.0,5.0,2.0,4.0]' --k 2 --explain")
+@register(category="sorting", methods=("kthvalue",))
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest element along dim -> (values, indices); NaN counts as largest."""
     k = _int_arg("kthvalue", "k", 2, k)

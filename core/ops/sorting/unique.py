@@ -134,15 +134,13 @@ def _unique_common(input, return_inverse, return_counts, dim, consecutive):
     return res
 
 
-@register(category="sorting", methods=("unique",),
-          cli=True, cli_example="tensorcli unique '[3,1,3,2]' --return-counts --explain")
+@register(category="sorting", methods=("unique",))
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Unique elements (or slices along dim), sorted; optional inverse indices and counts."""
     return _unique_common(input, return_inverse, return_counts, dim, False)
 
 
-@register(category="sorting", methods=("unique_consecutive",),
-          cli=True, cli_example="tensorcli unique-consecutive '[1,1,2,2,3,1]' --return-counts --explain")
+@register(category="sorting", methods=("unique_consecutive",))
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (or slices along dim)."""
     return _unique_common(input, return_inverse, return_counts, dim, True)

@@ -151,8 +151,8 @@ def test_einsum_double_backward_matches_torch(torch):
 
 
 def test_einsum_rule_describes_contraction():
-    from core.ops.registry import OPS
-    rule = OPS["einsum"].rule
+    from tensorcli import opspec
+    rule = opspec.entry("einsum").rule
     assert rule(4, equation="b c i d, b c j d -> b c i j") == \
         "out[b][c][i][j] = Σ_d operands[0][b][c][i][d] * operands[1][b][c][j][d]"
     assert rule(2, equation="ii") == "out = Σ_i operands[0][i][i]"

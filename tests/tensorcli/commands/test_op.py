@@ -1,5 +1,5 @@
-"""Op commands are generated from ANY `cli=True` registry entry: every entry's `cli_example` runs
-and exits 0 (entries without one are skipped and listed), and a signature typed only by its
+"""Op commands are generated for ANY registered op with an `Op` entry in tensorcli/opspec/: every
+entry's example runs and exits 0 (entries without one are skipped and listed), and a signature typed only by its
 annotations (tensors, ints, int lists, floats, bools, strings, Optional[...] of those) becomes a
 working command whose result equals torch's."""
 from __future__ import annotations
@@ -23,10 +23,10 @@ from conftest import cli_app_with
 import core
 from core.ops.registry import OPS, OpInfo
 from tensorcli import app as cli_app
-from tensorcli import spec
+from tensorcli import opspec, spec
 from tensorcli.commands import op as op_commands
 
-CLI_OPS = [name for name, info in OPS.items() if info.cli]
+CLI_OPS = [name for name in OPS if opspec.is_command(name)]
 WITHOUT_EXAMPLE = [name for name in CLI_OPS if not spec.examples(OPS[name])]
 
 
@@ -82,8 +82,13 @@ scaled_softmax.backend = core
 
 
 def _fake_info():
-    return OpInfo("scaled_softmax", scaled_softmax, "test", "A fake op typed by annotations.",
-                  extras={"cli_example": "tensorcli scaled-softmax '[[1.0,2,3]]' --axis 1"})
+    return OpInfo("scaled_softmax", scaled_softmax, "test", "A fake op typed by annotations.")
+
+
+@pytest.fixture(autouse=True)
+def _fake_entry(monkeypatch):
+    """The fake op's command entry, for the tests of this module only."""
+    monkeypatch.setitem(opspec.ENTRIES, "scaled_softmax", opspec.Op("tensorcli scaled-softmax '[[1.0,2,3]]' --axis 1"))
 
 
 def test_annotations_give_the_kinds():
@@ -189,24 +194,18 @@ def test_help_examples_fold_at_option_boundaries(command):
 
 # -- every registry op is a command, or says why not -------------------------------------------------
 
-# registered without a command and without a `cli_reason` yet (reported to the nn owner: the reason
-# goes into its register(...) line)
-NO_REASON_YET = set()
-
-
 def test_every_registry_op_is_a_command_or_gives_a_reason():
-    silent = {name for name, info in OPS.items() if not info.cli and not info.extras.get("cli_reason")}
-    assert silent <= NO_REASON_YET, f"ops with neither a command nor a cli_reason: {sorted(silent - NO_REASON_YET)}"
+    silent = {name for name in OPS if not opspec.is_command(name) and not getattr(opspec.entry(name), "reason", None)}
+    assert not silent, f"ops with neither a command nor a reason in tensorcli/opspec/: {sorted(silent)}"
     for name, info in OPS.items():
-        if info.cli:
-            assert spec.examples(info), f"{name} is a command without a cli_example"
+        if opspec.is_command(name):
+            assert spec.examples(info), f"{name} is a command without an example"
 
 
 def test_ops_all_shows_why_an_op_has_no_command(monkeypatch):
     from tensorcli.services.ops import listing
     name = next(iter(OPS))
-    monkeypatch.setattr(OPS[name], "cli", False)
-    monkeypatch.setitem(OPS[name].extras, "cli_reason", "a reason given at registration")
+    monkeypatch.setitem(opspec.ENTRIES, name, opspec.NoCommand("a reason given at registration"))
     rows = {r["op"]: r for r in listing(include_all=True)}
     assert rows[name]["command"] is None and rows[name]["cli_reason"] == "a reason given at registration"
     assert "[no command: a reason given at registration]" in rows[name]["summary"]

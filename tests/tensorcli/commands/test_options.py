@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from conftest import cli_app_with
 from core.ops.registry import OPS
-from tensorcli import spec
+from tensorcli import opspec, spec
 from tensorcli.commands import COMMAND_MODULES
 
 ENV = {"NO_COLOR": "1", "_TYPER_FORCE_DISABLE_TERMINAL": "1", "COLUMNS": "80"}
@@ -255,7 +255,7 @@ def test_every_option_is_covered(commands):
             if not known and p.name != "help":
                 missing.append((command, p.name))
     assert not missing
-    op_commands = {spec.command_name(n) for n, i in OPS.items() if i.cli}
+    op_commands = {spec.command_name(n) for n in OPS if opspec.is_command(n)}
     assert not [c for c in commands if c not in op_commands and c not in BASES], "a command without a base run"
 
 
@@ -306,7 +306,7 @@ def test_quiet_silences_warnings_and_only_them(app, torch, tmp_path):
 
 # -- op-specific options, sampled ---------------------------------------------------------------
 
-CLI_OPS = [n for n, i in OPS.items() if i.cli and spec.examples(i)]
+CLI_OPS = [n for n, i in OPS.items() if opspec.is_command(n) and spec.examples(i)]
 SAMPLE = sorted(set(CLI_OPS[::9]) | {"gather", "scatter", "topk", "conv2d", "softmax", "sort", "cumsum", "clamp"})
 # (op, option) -> why changing it from the example's value does not show in this example's output
 OP_EXCEPTIONS = {
@@ -326,7 +326,7 @@ def _guess(s, info):
         return [s.cli, str((d if isinstance(d, int) and not isinstance(d, bool) else 0) + 1)]
     if s.kind == spec.NUMBER and isinstance(d, (int, float)) and not isinstance(d, bool):
         return [s.cli, str(d * 2 + 0.5)]
-    choices = (info.extras.get("cli_choices") or {}).get(s.name)
+    choices = opspec.entry(info.name).choices.get(s.name)
     if s.kind == spec.STR and choices:
         other = [c for c in choices if c != d]
         return [s.cli, other[0]] if other else None
@@ -438,7 +438,7 @@ _ENDS = re.compile(r"[.!?][)\"']?$")
 
 
 def test_every_op_summary_is_a_whole_sentence():
-    cut = [(n, i.summary) for n, i in OPS.items() if i.cli and not _ENDS.search(i.summary or "")]
+    cut = [(n, i.summary) for n, i in OPS.items() if opspec.is_command(n) and not _ENDS.search(i.summary or "")]
     assert not cut
 
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from core.ops.registry import OPS
 from conftest import cli_app_with
 from tensorcli import app as cli_app
+from tensorcli import opspec
 from tensorcli import spec as cli_spec
 from tensorcli.services import explain as ex, explain_rule as rules
 from tensorcli.services.run_op import build_call
@@ -24,7 +25,7 @@ def app():
 
 def need(op):
     info = OPS.get(op)
-    if info is None or not info.cli or not info.kind:
+    if info is None or not opspec.is_command(op) or not info.kind:
         pytest.skip(f"op {op} has no explainable command yet")
     return info
 
@@ -80,7 +81,7 @@ def test_gather_rows_follow_the_formula_3d(torch, app, dim):
         assert row["from"]["input"] == src
         assert row["from"]["index"] == list(cell)
         assert row["value"] == torch_value(ref, cell) == X3[tuple(src)]
-    assert obj["rule"] == info.rule(3, d)
+    assert obj["rule"] == opspec.entry(info.name).rule(3, d)
 
 
 def test_gather_3d_dim2_formula_text(app):

@@ -1,4 +1,4 @@
-"""--explain / --backward on EVERY op command, run with its registration's cli_example:
+"""--explain / --backward on EVERY op command, run with its example (tensorcli/opspec/):
 
 * the input elements each output element lists are exactly those its value depends on, with the
   right weights: checked by perturbing each input element of core's op in float64 (central
@@ -28,11 +28,12 @@ from typer.testing import CliRunner
 import core
 from core.ops.registry import OPS
 from tensorcli import app as cli_app
+from tensorcli import opspec
 from tensorcli.services import dependencies as deps, explain_any, explain_values as values
 from tensorcli.services.run_op import Call
 from tensorcli.spec import examples
 
-COMMANDS = [name for name, info in OPS.items() if info.cli and examples(info)]
+COMMANDS = [name for name, info in OPS.items() if opspec.is_command(name) and examples(info)]
 NO_ROWS = set()     # every command explains itself (ops without a gradient by broadcasting or probing)
 FROM_VALUE = {"argmax", "argmin"}
 
@@ -101,7 +102,7 @@ def _float_values(call, convert_ints):
         if name in ("running_mean", "running_var") and isinstance(v, core.Tensor):   # must match input's dtype
             vals[name] = core.from_numpy(np.asarray(v._data, dtype=np.float64).copy())
             continue
-        if name in deps.STEERING:
+        if name in opspec.steering(call.info.name):
             continue
         items = [(None, v)] if isinstance(v, core.Tensor) else (
             list(enumerate(v)) if isinstance(v, (list, tuple)) and v and isinstance(v[0], core.Tensor) else [])
@@ -283,7 +284,7 @@ GRAD_FN_DIFFERS = {"pairwise_distance": ("LinalgVectorNormBackward0", "NormBackw
                    "linalg.householder_product": ("SubBackward0", "LinalgHouseholderProductBackward0"),
                    "orgqr": ("SubBackward0", "LinalgHouseholderProductBackward0"),
                    "ormqr": ("SubBackward0", "OrmqrBackward0")}
-# batch_norm's cli_example passes int64 running stats, which torch refuses ("mixed dtype") and core
+# batch_norm's example passes int64 running stats, which torch refuses ("mixed dtype") and core
 # accepts (reported): torch gets float ones here
 FLOAT_STEERING = {"batch_norm": ("running_mean", "running_var")}
 # torch wants int32 pivots (the CLI reads int64 ones, which core accepts: reported)

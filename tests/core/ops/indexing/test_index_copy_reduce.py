@@ -359,10 +359,11 @@ NEW = ("index_copy", "index_reduce", "masked_scatter", "put", "select_scatter", 
 @pytest.mark.parametrize("name", NEW)
 def test_new_ops_are_scatter_like_cli_commands_with_formula_and_example(name):
     from core.ops.registry import OPS
+    from tensorcli import opspec
     info = OPS[name]
-    assert info.kind == "scatter" and info.category == "indexing" and info.cli
-    assert "=" in info.rule(2, 1)
-    assert info.extras["cli_example"].startswith(f"tensorcli {name.replace('_', '-')} ")
+    assert info.kind == "scatter" and info.category == "indexing" and opspec.is_command(name)
+    assert "=" in opspec.entry(name).rule(2, 1)
+    assert opspec.examples(name)[0].startswith(f"tensorcli {name.replace('_', '-')} ")
 
 
 @pytest.mark.parametrize("name,inplace", [("index_copy", "index_copy_"), ("index_reduce", "index_reduce_"),
@@ -374,8 +375,8 @@ def test_inplace_variants_are_recorded_and_bound(name, inplace):
 
 
 def test_unravel_index_is_a_cli_command():
-    from core.ops.registry import OPS
-    assert OPS["unravel_index"].cli and OPS["unravel_index"].extras["cli_params"] == {"indices": "tensor"}
+    from tensorcli import opspec
+    assert opspec.is_command("unravel_index") and opspec.entry("unravel_index").params == {"indices": "tensor"}
 
 
 # -- CLI commands (--json results vs torch) -------------------------------------------------------------------------

@@ -330,8 +330,9 @@ CLI_REFERENCE = {
 
 
 def run_cli_example(torch, name, reference):
-    """The registration's cli_example, run through the CLI with --json, equals torch's computation."""
-    example = OPS[name].extras.get("cli_example")
+    """The command's example (tensorcli/opspec/), run through the CLI with --json, equals torch's computation."""
+    from tensorcli import opspec
+    example = opspec.examples(name)[0]
     r = CliRunner().invoke(cli_app_with(("ops",)), shlex.split(example)[1:] + ["--json"], env={"NO_COLOR": "1"})
     assert r.exit_code == 0, r.stderr
     got = json.loads(r.stdout)["result"]

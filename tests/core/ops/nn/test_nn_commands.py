@@ -14,17 +14,17 @@ import core
 import core.nn.functional as CF
 from core.ops.registry import FUNCTIONS, OPS
 from tensorcli import app as cli_app
-from tensorcli import spec
+from tensorcli import opspec, spec
 
 NN = sorted(n for n, i in OPS.items() if i.category == "nn")
-NN_CLI = [n for n in NN if OPS[n].cli]   # multi_head_attention_forward (25 parameters) has no command
+NN_CLI = [n for n in NN if opspec.is_command(n)]   # multi_head_attention_forward (25 parameters) has no command
 
 
 def _t(torch, v, dtype=None):
     return torch.tensor(v, dtype=dtype)
 
 
-# name -> torch computation of that entry's cli_example (same literals)
+# name -> torch computation of that command's example (same literals)
 REFERENCE = {
     "softmax": lambda T: T.softmax(_t(T, [[1.0, 2, 3], [1, 1, 1]]), 1),
     "log_softmax": lambda T: T.log_softmax(_t(T, [[1.0, 2, 3], [1, 1, 1]]), 1),
@@ -135,8 +135,8 @@ def _values(obj):
 
 @pytest.mark.parametrize("name", NN_CLI)
 def test_cli_example_matches_torch(torch, run, name):
-    example = OPS[name].extras.get("cli_example")
-    assert example, f"{name} has no cli_example"
+    example = (opspec.examples(name) or [None])[0]
+    assert example, f"{name} has no example"
     ref = REFERENCE[name](torch)
     r = run(shlex.split(example)[1:] + ["--json"])
     assert r.exit_code == 0, r.stderr
@@ -150,14 +150,14 @@ def test_cli_example_matches_torch(torch, run, name):
 
 
 def test_every_parameter_has_a_cli_kind():
-    """No nn command leaves a parameter to the CLI's fallback guess: each maps through CONVENTIONS or the
-    registration's cli_params (an int like num_groups must not become a tensor option)."""
+    """No nn command leaves a parameter to the CLI's fallback guess: each maps through opspec's name
+    conventions or the op entry's params (an int like num_groups must not become a tensor option)."""
     import inspect
     unmapped = []
     for name in NN_CLI:
-        refined = OPS[name].extras.get("cli_params", {}) or {}
+        refined = opspec.entry(name).params
         for i, p in enumerate(OPS[name].signature.parameters.values()):
-            known = p.name in refined or p.name in spec.CONVENTIONS
+            known = p.name in refined or p.name in opspec.CONVENTIONS
             tensor_first = i < 2 and p.default is inspect.Parameter.empty   # input-like leading tensors
             if not known and not tensor_first and (p.default is None or p.default is inspect.Parameter.empty):
                 unmapped.append((name, p.name))

@@ -343,30 +343,32 @@ RULES = [
 
 @pytest.mark.parametrize("name,fn,kw", RULES, ids=[r[0] for r in RULES])
 def test_rule_formula_matches_op(name, fn, kw):
-    from core.ops.registry import OPS
+    from tensorcli import opspec
     x = np.arange(24.).reshape(2, 3, 4)
     out = fn(core.tensor(x)).numpy()
     kw = dict(kw)
     dim = kw.pop("dim", None)
-    rule = OPS[name.replace("_new_dims", "")].rule(3, dim, **kw)
+    rule = opspec.entry(name.replace("_new_dims", "")).rule(3, dim, **kw)
     _check_rule(rule, out, {"input": x, "size": lambda k: x.shape[k]})
 
 
 def test_rule_formulas_for_stack_unbind_as_strided():
-    from core.ops.registry import OPS
+    from tensorcli import opspec
     x = np.arange(24.).reshape(2, 3, 4)
     ts = [x, x + 100]
-    _check_rule(OPS["stack"].rule(3, 1), core.stack([core.tensor(t) for t in ts], 1).numpy(), {"tensors": ts})
+    _check_rule(opspec.entry("stack").rule(3, 1), core.stack([core.tensor(t) for t in ts], 1).numpy(), {"tensors": ts})
     for c, o in enumerate(core.tensor(x).unbind(1)):
-        _check_rule(OPS["unbind"].rule(3, 1).replace("outputs[c]", "out"), o.numpy(), {"input": x, "c": c})
-    r = OPS["as_strided"].rule(3, None, size=(3, 4), stride=(5, 1), storage_offset=2)
+        _check_rule(opspec.entry("unbind").rule(3, 1).replace("outputs[c]", "out"), o.numpy(), {"input": x, "c": c})
+    r = opspec.entry("as_strided").rule(3, None, size=(3, 4), stride=(5, 1), storage_offset=2)
     _check_rule(r, core.tensor(x).as_strided((3, 4), (5, 1), 2).numpy(), {"storage": x.reshape(-1)})
-    assert OPS["permute"].rule(3, None, dims=(2, 0, 1)) == "out[i][j][k] = input[j][k][i]"
+    assert opspec.entry("permute").rule(3, None, dims=(2, 0, 1)) == "out[i][j][k] = input[j][k][i]"
 
 
 def test_every_cli_shape_rule_gives_text_for_the_listing_call():
     from core.ops.registry import OPS
+    from tensorcli import opspec
     for name, info in OPS.items():
-        if info.category == "shape" and info.cli and info.rule is not None:
-            r = info.rule(2, 1)
+        rule = opspec.entry(name).rule
+        if info.category == "shape" and opspec.is_command(name) and rule is not None:
+            r = rule(2, 1)
             assert r is None or isinstance(r, str), name

@@ -26,22 +26,22 @@ def _along(v, d, index_name):
     return s
 
 
-def _gather_rule(ndim, dim):
+def gather_rule(ndim, dim):
     v = _vars(ndim)
     return f"out{_sub(v)} = input{_sub(_along(v, _rule_dim(ndim, dim), 'index'))}"
 
 
-def _scatter_rule(ndim, dim):
+def scatter_rule(ndim, dim):
     v = _vars(ndim)
     return f"self{_sub(_along(v, _rule_dim(ndim, dim), 'index'))} = src{_sub(v)}"
 
 
-def _scatter_add_rule(ndim, dim):
+def scatter_add_rule(ndim, dim):
     v = _vars(ndim)
     return f"self{_sub(_along(v, _rule_dim(ndim, dim), 'index'))} += src{_sub(v)}"
 
 
-def _scatter_reduce_rule(ndim, dim, reduce="sum", include_self=True):
+def scatter_reduce_rule(ndim, dim, reduce="sum", include_self=True):
     v = _vars(ndim)
     dst = f"self{_sub(_along(v, _rule_dim(ndim, dim), 'index'))}"
     if reduce == "sum":
@@ -51,7 +51,7 @@ def _scatter_reduce_rule(ndim, dim, reduce="sum", include_self=True):
     return f"{dst} = {how} of the src{_sub(v)} scattered to it{own}"
 
 
-def _take_along_dim_rule(ndim, dim):
+def take_along_dim_rule(ndim, dim):
     if dim is None:
         return "out[i] = input.flatten()[indices.flatten()[i]]"
     v = _vars(ndim)
@@ -61,7 +61,7 @@ def _take_along_dim_rule(ndim, dim):
     return f"out{_sub(v)} = input{_sub(s)}"
 
 
-def _index_select_rule(ndim, dim):
+def index_select_rule(ndim, dim):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -69,7 +69,7 @@ def _index_select_rule(ndim, dim):
     return f"out{_sub(v)} = input{_sub(s)}"
 
 
-def _index_add_rule(ndim, dim, alpha=1):
+def index_add_rule(ndim, dim, alpha=1):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -78,7 +78,7 @@ def _index_add_rule(ndim, dim, alpha=1):
     return f"self{_sub(s)} += {scale}source{_sub(v)}"
 
 
-def _index_fill_rule(ndim, dim):
+def index_fill_rule(ndim, dim):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -86,23 +86,23 @@ def _index_fill_rule(ndim, dim):
     return f"self{_sub(s)} = value"
 
 
-def _index_put_rule(ndim, dim=None, accumulate=False):
+def index_put_rule(ndim, dim=None, accumulate=False):
     n = max(int(ndim), 1)
     dst = "".join(f"[indices[{k}][i]]" for k in range(n))
     return f"self{dst} {'+=' if accumulate else '='} values[i]  (one index tensor per dim)"
 
 
-def _take_rule(ndim, dim=None):
+def take_rule(ndim, dim=None):
     v = _vars(ndim)
     return f"out{_sub(v)} = input.flatten()[index{_sub(v)}]"
 
 
-def _masked_select_rule(ndim, dim=None):
+def masked_select_rule(ndim, dim=None):
     v = _vars(ndim)
     return f"out[n] = input{_sub(v)} where {_sub(v)} is the n-th True position of mask (row-major)"
 
 
-def _masked_fill_rule(ndim, dim=None):
+def masked_fill_rule(ndim, dim=None):
     v = _vars(ndim)
     return f"out{_sub(v)} = value if mask{_sub(v)} else input{_sub(v)}"
 
@@ -111,7 +111,7 @@ def _plus(var, k):
     return var if k == 0 else f"{var} + {k}"
 
 
-def _diagonal_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
+def diagonal_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
     n = max(int(ndim), 2)
     d1, d2 = _rule_dim(n, dim1), _rule_dim(n, dim2)
     rest = list("jklmnpqrs")[:n - 2]
@@ -126,20 +126,20 @@ def _diagonal_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
     return f"out{_sub(rest + ['i'])} = input{_sub(ins)}"
 
 
-def _triu_rule(ndim, dim=None):
+def triu_rule(ndim, dim=None):
     return "out[i][j] = input[i][j] if j - i >= diagonal else 0"
 
 
-def _tril_rule(ndim, dim=None):
+def tril_rule(ndim, dim=None):
     return "out[i][j] = input[i][j] if j - i <= diagonal else 0"
 
 
-def _one_hot_rule(ndim, dim=None):
+def one_hot_rule(ndim, dim=None):
     v = _vars(ndim)
     return f"out{_sub(v)}[c] = 1 if input{_sub(v)} == c else 0"
 
 
-def _diag_embed_rule(ndim, dim=None, offset=0, dim1=-2, dim2=-1):
+def diag_embed_rule(ndim, dim=None, offset=0, dim1=-2, dim2=-1):
     n = max(int(ndim), 1) + 1
     d1, d2 = _rule_dim(n, dim1), _rule_dim(n, dim2)
     v = _vars(n - 1)
@@ -157,7 +157,7 @@ def _diag_embed_rule(ndim, dim=None, offset=0, dim1=-2, dim2=-1):
 
 
 
-def _index_copy_rule(ndim, dim):
+def index_copy_rule(ndim, dim):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -165,7 +165,7 @@ def _index_copy_rule(ndim, dim):
     return f"self{_sub(s)} = source{_sub(v)}"
 
 
-def _index_reduce_rule(ndim, dim, reduce="prod", include_self=True):
+def index_reduce_rule(ndim, dim, reduce="prod", include_self=True):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -175,17 +175,17 @@ def _index_reduce_rule(ndim, dim, reduce="prod", include_self=True):
     return f"self{_sub(s)} = {how} of the source{_sub(v)} reduced to it{own}"
 
 
-def _masked_scatter_rule(ndim, dim=None):
+def masked_scatter_rule(ndim, dim=None):
     v = _vars(ndim)
     return (f"out{_sub(v)} = source.flatten()[n] if {_sub(v)} is the n-th True position of mask (row-major), "
             f"else input{_sub(v)}")
 
 
-def _put_rule(ndim, dim=None, accumulate=False):
+def put_rule(ndim, dim=None, accumulate=False):
     return f"self.flatten()[index.flatten()[n]] {'+=' if accumulate else '='} source.flatten()[n]"
 
 
-def _select_scatter_rule(ndim, dim=0, index=0):
+def select_scatter_rule(ndim, dim=0, index=0):
     v = _vars(max(int(ndim) - 1, 1))
     d = _rule_dim(ndim, dim)
     s = list(v)[:max(int(ndim) - 1, 0)]
@@ -194,7 +194,7 @@ def _select_scatter_rule(ndim, dim=0, index=0):
     return f"out{_sub(s)} = src{_sub(src)}"
 
 
-def _slice_scatter_rule(ndim, dim=0, start=None, end=None, step=1):
+def slice_scatter_rule(ndim, dim=0, start=None, end=None, step=1):
     v = _vars(ndim)
     d = _rule_dim(ndim, dim)
     s = list(v)
@@ -204,6 +204,6 @@ def _slice_scatter_rule(ndim, dim=0, start=None, end=None, step=1):
     return f"out{_sub(s)} = src{_sub(v)}"
 
 
-def _diagonal_scatter_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
-    lhs, rhs = _diagonal_rule(ndim, dim, offset, dim1, dim2).split(" = ")
+def diagonal_scatter_rule(ndim, dim=None, offset=0, dim1=0, dim2=1):
+    lhs, rhs = diagonal_rule(ndim, dim, offset, dim1, dim2).split(" = ")
     return f"out{rhs[len('input'):]} = src{lhs[len('out'):]}"

@@ -1,0 +1,32 @@
+"""The command entries of the comparison and logical ops, keyed by registry name."""
+from ._entry import Op
+
+ENTRIES = {
+    "eq": Op("tensorcli eq '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "ne": Op("tensorcli ne '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "lt": Op("tensorcli lt '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "le": Op("tensorcli le '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "gt": Op("tensorcli gt '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "ge": Op("tensorcli ge '[[1,2,3],[3,2,1]]' --other '[2]' --explain"),
+    "isnan": Op("tensorcli isnan '[1,nan,inf]' --explain"),
+    "isinf": Op("tensorcli isinf '[1,nan,inf]' --explain"),
+    "isfinite": Op("tensorcli isfinite '[1,nan,inf]' --explain"),
+    "equal": Op("tensorcli equal '[1,2]' --other '[1,2]' --explain"),
+    "allclose": Op("tensorcli allclose '[1.0,2.0]' --other '[1.0,2.0000001]' --explain"),
+    "isclose": Op("tensorcli isclose '[1.0,2.0]' --other '[1.0,2.1]' --atol 0.05 --explain"),
+    "logical_and": Op("tensorcli logical-and '[true,false,true]' --other '[true,true,false]' --explain"),
+    "logical_or": Op("tensorcli logical-or '[true,false,true]' --other '[true,true,false]' --explain"),
+    "logical_xor": Op("tensorcli logical-xor '[true,false,true]' --other '[true,true,false]' --explain"),
+    "logical_not": Op("tensorcli logical-not '[true,false]' --explain"),
+    "bitwise_and": Op("tensorcli bitwise-and '[12,10]' --other '[10,6]' --explain"),
+    "bitwise_or": Op("tensorcli bitwise-or '[12,10]' --other '[10,6]' --explain"),
+    "bitwise_xor": Op("tensorcli bitwise-xor '[12,10]' --other '[10,6]' --explain"),
+    "bitwise_not": Op("tensorcli bitwise-not '[0,5,-1]' --explain"),
+    "bitwise_left_shift": Op("tensorcli bitwise-left-shift '[1,12]' --other '[2]' --explain"),
+    "bitwise_right_shift": Op("tensorcli bitwise-right-shift '[1,12]' --other '[2]' --explain"),
+    "isin": Op("tensorcli isin '[1,2,3,4]' --test-elements '[2,4]' --explain"),
+    "signbit": Op("tensorcli signbit '[-1.5,0,2]' --explain"),
+    "isposinf": Op("tensorcli isposinf '[1,inf,-inf]' --explain"),
+    "isneginf": Op("tensorcli isneginf '[1,inf,-inf]' --explain"),
+    "isreal": Op("tensorcli isreal '[1.0,-2,3]' --explain"),
+}

@@ -1,0 +1,32 @@
+"""The command entries of the sorting, searching and random ops, keyed by registry name."""
+from ._entry import NoCommand, Op
+
+ENTRIES = {
+    "cummax": Op("tensorcli cummax '[1.0,3.0,2.0,5.0]' --dim 0 --explain", wording="max"),
+    "cummin": Op("tensorcli cummin '[4.0,3.0,5.0,1.0]' --dim 0 --explain", wording="min"),
+    "aminmax": Op("tensorcli aminmax '[[1.0,5.0],[3.0,2.0]]' --dim 1 --explain"),
+    "median": Op("tensorcli median '[[1.0,5.0,3.0],[4.0,2.0,6.0]]' --dim 1 --explain"),
+    "nanmedian": Op("tensorcli nanmedian '[[1.0,nan,3.0],[4.0,2.0,6.0]]' --dim 1 --explain"),
+    "mode": Op("tensorcli mode '[[1.0,2.0,2.0],[3.0,3.0,1.0]]' --dim 1 --explain"),
+    "sort": Op("tensorcli sort '[3.0,1.0,2.0]' --explain"),
+    "argsort": Op("tensorcli argsort '[3,1,2]' --explain"),
+    "msort": Op("tensorcli msort '[[3.0,1.0],[1.0,2.0]]' --explain"),
+    "quantile": Op("tensorcli quantile '[1.0,2.0,3.0,4.0]' --q 0.25 --explain",
+                   params={"q": "operand"},
+                   choices={"interpolation": ("linear", "lower", "higher", "midpoint", "nearest")}),
+    "nanquantile": Op("tensorcli nanquantile '[1.0,nan,3.0,4.0]' --q 0.5 --explain",
+                      params={"q": "operand"},
+                      choices={"interpolation": ("linear", "lower", "higher", "midpoint", "nearest")}),
+    "searchsorted": Op("tensorcli searchsorted '[1,3,5,7]' --input '[2,6]' --explain",
+                       params={"sorter": "tensor"},
+                       choices={"side": ("left", "right")}),
+    "bucketize": Op("tensorcli bucketize '[2,6]' --boundaries '[1,3,5,7]' --explain"),
+    "topk": Op("tensorcli topk '[1.0,5.0,2.0,4.0]' --k 2 --explain"),
+    "kthvalue": Op("tensorcli kthvalue '[1.0,5.0,2.0,4.0]' --k 2 --explain"),
+    "unique": Op("tensorcli unique '[3,1,3,2]' --return-counts --explain"),
+    "unique_consecutive": Op("tensorcli unique-consecutive '[1,1,2,2,3,1]' --return-counts --explain"),
+    "bernoulli": Op("tensorcli bernoulli '[0,0.5,1]' --explain"),
+    "multinomial": Op("tensorcli multinomial '[[0.1,0.9],[0.5,0.5]]' --num-samples 2 --replacement --explain"),
+    "poisson": Op("tensorcli poisson '[0.5,2,10]' --explain"),
+    "binomial": NoCommand("draws from the generator: call torch.binomial after torch.manual_seed in an expression"),
+}
