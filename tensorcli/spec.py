@@ -95,7 +95,9 @@ KIND_HELP = {
 def param_help(spec) -> str:
     """An op option's --help text: the name's own (HELP), its kind's (KIND_HELP), or for plain
     integers, numbers, flags and words the torch argument it sets (every option has help)."""
-    text = HELP.get(spec.name) or KIND_HELP.get(spec.kind)
+    conventional = opspec.CONVENTIONS.get(spec.name)
+    # a name's own text describes the name's conventional kind (`upper`: the triangle flag, not rrelu's bound)
+    text = (HELP.get(spec.name) if conventional in (None, spec.kind) else None) or KIND_HELP.get(spec.kind)
     if text:
         return text
     arg = f"torch's {spec.name}= argument"

@@ -17,6 +17,7 @@ UNDEFINED_VALUES = {"poisson", "gumbel_softmax", "binomial"}
 
 SAMPLES = {
     "dropout1d": lambda torch: [((_m(torch, 2, 3, 4, grad=True), 0.5, False), {}), ((_m(torch, 3, 4), 0.0), {})],
+    "ger": lambda torch: [((_m(torch, 3, grad=True), _m(torch, 4, grad=True)), {})],
     "vander": lambda torch: [((_m(torch, 4),), {}), ((_m(torch, 3),), {"N": 5, "increasing": True}),
                              ((torch.tensor([1, -2, 3]),), {"N": 2}), ((_m(torch, 2),), {"N": 0})],
     "affine_grid": lambda torch: [((_m(torch, 2, 2, 3, grad=True), (2, 1, 3, 4)), {"align_corners": False}),

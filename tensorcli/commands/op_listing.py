@@ -58,6 +58,7 @@ LISTING = [
     {'command': 'dot', 'op': 'dot', 'category': 'linalg', 'kind': None, 'summary': 'Dot product of two 1-D tensors of the same size and dtype.', 'rule': None, 'cli_reason': None},
     {'command': 'frobenius-norm', 'op': 'frobenius_norm', 'category': 'linalg', 'kind': None, 'summary': "Deprecated torch.frobenius_norm: the 2-norm over dim (NormBackward1), with torch's warn-once deprecation.", 'rule': None, 'cli_reason': None},
     {'command': 'geqrf', 'op': 'geqrf', 'category': 'linalg', 'kind': None, 'summary': '(a, tau): R on and above the diagonal, Householder vectors below, and their scales (LAPACK geqrf).', 'rule': None, 'cli_reason': None},
+    {'command': 'ger', 'op': 'ger', 'category': 'linalg', 'kind': None, 'summary': "Outer product of two 1-D tensors (torch.ger: outer's deprecated alias, outer's checks and node).", 'rule': None, 'cli_reason': None},
     {'command': 'inner', 'op': 'inner', 'category': 'linalg', 'kind': None, 'summary': 'Sum over the last dims: out[i..., j...] = sum_k input[i..., k] * other[j..., k]; 1-D x 1-D is dot.', 'rule': None, 'cli_reason': None},
     {'command': 'inverse', 'op': 'inverse', 'category': 'linalg', 'kind': None, 'summary': 'Inverse of square matrices (torch.inverse, alias of linalg.inv).', 'rule': None, 'cli_reason': None},
     {'command': 'kron', 'op': 'kron', 'category': 'linalg', 'kind': None, 'summary': 'Kronecker product: blocks input[i] * other, for any number of dims.', 'rule': None, 'cli_reason': None},

@@ -189,6 +189,7 @@ COMMANDS = [
     ('dot', 'linalg ops', 'Dot product of two 1-D tensors of the same size and dtype.'),
     ('inner', 'linalg ops', 'Sum over the last dims: out\\[i..., j...] = sum_k input\\[i..., k] * other\\[j..., k]; 1-D x 1-D is dot.'),
     ('outer', 'linalg ops', 'Outer product of two 1-D tensors: out\\[i]\\[j] = input\\[i] * vec2\\[j].'),
+    ('ger', 'linalg ops', "Outer product of two 1-D tensors (torch.ger: outer's deprecated alias, outer's checks and node)."),
     ('addmm', 'linalg ops', "beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."),
     ('addmv', 'linalg ops', 'beta * input + alpha * (mat @ vec).'),
     ('addr', 'linalg ops', 'beta * input + alpha * outer(vec1, vec2) (logical and/or for bool).'),

@@ -12,6 +12,7 @@ ENTRIES = {
     "inner": Op("tensorcli inner '[[1.0,2.0],[3.0,4.0]]' --other '[[5.0,6.0],[7.0,8.0]]' --explain",
                 wording="contraction"),
     "outer": Op("tensorcli outer '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain", wording="contraction"),
+    "ger": Op("tensorcli ger '[1.0,2.0]' --vec2 '[3.0,4.0,5.0]' --explain", wording="contraction"),
     "addmm": Op("tensorcli addmm '[10.0,20.0]' --mat1 '[[1.0,2.0],[3.0,4.0]]' --mat2 '[[5.0,6.0],[7.0,8.0]]'"
                 " --alpha 2 --explain", wording="contraction"),
     "addmv": Op("tensorcli addmv '[10.0,20.0]' --mat '[[1.0,2.0],[3.0,4.0]]' --vec '[5.0,6.0]' --alpha 2 --explain"),
@@ -89,7 +90,7 @@ ENTRIES = {
     "chain_matmul": NoCommand("variadic matrices: call torch.chain_matmul(a, b, c) in an expression"),
     "frobenius_norm": Op("tensorcli frobenius-norm '[[3.0,4.0],[6.0,8.0]]' --dim 1 --explain", params={"dim": "dim"}),
     "nuclear_norm": Op("tensorcli nuclear-norm '[[3.0,0.0],[0.0,4.0]]'", params={"dim": "dim"}),
-    "norm_except_dim": Op("tensorcli norm-except-dim '[[3.0,4.0],[6.0,8.0]]' --pow 2 --dim 0 --explain",
+    "norm_except_dim": Op("tensorcli norm-except-dim '[[3.0,4.0],[6.0,8.0]]' --pow 2 --dim 1 --explain",
                           params={"pow": "int"}),
     "cdist": Op("tensorcli cdist '[[0.0,0.0],[1.0,1.0]]' --x2 '[[1.0,0.0],[2.0,2.0],[0.0,3.0]]' --explain",
                 params={"compute_mode": "str"}),

@@ -365,6 +365,12 @@ def outer(input, vec2, *, out=None):
     return _out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
 
 
+@register(category="linalg")
+def ger(input, vec2, *, out=None):
+    """Outer product of two 1-D tensors (torch.ger: outer's deprecated alias, outer's checks and node)."""
+    return outer(input, vec2, out=out)
+
+
 def _addmm_np(inp, m1, m2, beta, alpha):
     out = m1 @ m2
     if alpha != 1:

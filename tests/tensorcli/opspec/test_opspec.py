@@ -85,3 +85,20 @@ def test_every_wording_is_one_explain_knows():
     known = {None, "sum", "mean", "max", "min", "argmax", "argmin", "contraction", "softmax", "norm", "spread",
              "logsumexp"}
     assert {n: e.wording for n, e in opspec.ENTRIES.items() if e.wording not in known} == {}
+
+
+def test_an_option_kind_agrees_with_the_parameter_default():
+    """A name convention must not override what the signature says: rrelu's `upper` is a float bound (not the
+    triangle flag of `upper`), local_response_norm's `k` a float (not an int): a flag has a bool default,
+    an int option no float default."""
+    wrong = []
+    for name in list(OPS):
+        if not opspec.is_command(name):
+            continue
+        for s in spec.classify(OPS[name]):
+            d = s.default
+            if (s.kind == spec.FLAG and isinstance(d, (int, float)) and not isinstance(d, bool)) or (
+                    s.kind == spec.INT and isinstance(d, float)) or (
+                    s.kind == spec.NUMBER and isinstance(d, bool)):
+                wrong.append((name, s.name, s.kind, d))
+    assert wrong == []

@@ -69,6 +69,7 @@ LINALG = {
     "outer": (lambda m, a, b: m.outer(a, b), (3,), (4,)),
     "outer_method": (lambda m, a, b: a.outer(b), (2,), (3,)),
     "ger": (lambda m, a, b: a.ger(b), (2,), (3,)),
+    "ger_function": (lambda m, a, b: m.ger(a, b), (3,), (2,)),
     "addmm": (lambda m, a, b: m.addmm(m.ones(a.shape[0], b.shape[1]), a, b), (2, 3), (3, 4)),
     "matmul_method": (lambda m, a, b: a.matmul(b), (2, 3), (3, 2)),
     "rmatmul_transpose": (lambda m, a, b: (a.t() @ b.t()), (3, 2), (4, 3)),
@@ -96,6 +97,13 @@ def test_matmul_gradcheck(shapes):
 
 def test_outer_promotes_mixed_dtypes(torch):
     check(torch, lambda m, a, b: m.outer(a, b), np.array([1, 2, 3]), np.array([0.5, 1.5], np.float32), grad=False)
+
+
+def test_ger_promotes_and_refuses_as_outer(torch):
+    check(torch, lambda m, a, b: m.ger(a, b), np.array([1, 2, 3]), np.array([0.5, 1.5], np.float32), grad=False)
+    for sa, sb in (((2, 2), (2,)), ((2,), (1, 2))):
+        ec, et = same_error(lambda: core.ger(core.ones(sa), core.ones(sb)), lambda: torch.ger(torch.ones(sa), torch.ones(sb)))
+        assert isinstance(ec, RuntimeError) and str(ec) == str(et)
 
 
 def test_dot_of_ints(torch):
