@@ -21,6 +21,7 @@ from ... import _cpu
 from ..pointwise import _fma
 
 _CHUNK = 16
+_S = np.float64(2.0 ** 27 + 1)       # Dekker's split, as _fma
 _INV = {t: [t(t(1) / t(j + 1)) for j in range(_CHUNK)] for t in (np.float32, np.float64)}   # c_vecs
 
 
@@ -28,17 +29,36 @@ def _ceil_log2(x: int) -> int:
     return x - 1 if x <= 2 else int(x - 1).bit_length()
 
 
+def _fma64_finite(a, b, c):
+    """_fma.fma64's operations on float64 operands, without its replacement of non-finite lanes by a * b + c: equal
+    to it wherever the result is finite (a non-finite lane stays non-finite in the moments that follow)."""
+    p = a * b
+    w = _S * a
+    ah = w - (w - a)
+    al = a - ah
+    w = _S * b
+    bh = w - (w - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    return s + (_fma._two_sum_err(s, p, c) + e)
+
+
 class _Fma:
     """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32: a sum on
     a float32 midpoint that is not exact (TwoSum's error is not zero) is the only case where the two roundings
     differ from one; it is looked for at each call (the midpoint test is two NumPy calls, TwoSum runs only when
     one is found), and then `exact()` is False and the caller runs again through _fma.fma. float64: _fma.fma64
-    always."""
+    always; with finite_checked, its operations without the check of non-finite lanes (the caller checks that its
+    results are finite)."""
 
-    def __init__(self, dt, fast):
+    def __init__(self, dt, fast, finite_checked=False):
         self.dt, self.fast, self.ok = dt, fast and dt == np.float32, True
+        self.fast64 = fast and finite_checked and dt == np.float64
 
     def __call__(self, a, b, c):
+        if self.fast64:
+            return _fma64_finite(a, b, c)
         if not self.fast:
             return _fma.fma(a, b, c, self.dt)
         p = np.multiply(a, b, dtype=np.float64)
@@ -72,12 +92,13 @@ def _merge(add, base, dt, fma):
 def rowwise_moments(x):
     """(mean, biased variance) of each row of a 2-D float32/float64 array, as ATen's RowwiseMoments."""
     x = np.ascontiguousarray(x)
-    fma = _Fma(x.dtype, True)
+    fma = _Fma(x.dtype, True, True)
     out = _moments(x, fma, True)
-    return out if out is not None and fma.exact() else _moments(x, _Fma(x.dtype, False), False)
+    if out is not None and fma.exact() and (x.dtype == np.float32 or np.isfinite(out).all()):
+        return out
+    return _moments(x, _Fma(x.dtype, False), False)
 
 
-_S = np.float64(2.0 ** 27 + 1)
 _SPLIT_INV = [(h, float(c) - h) for c in _INV[np.float64] for h in [float(_S * c - (_S * c - c))]]
 
 
@@ -95,27 +116,39 @@ def _steps_fast(xt, pcnt, lp, dt):
     if dt == np.float32:
         return _steps32(xt, pcnt, lp)
     two_sum = _fma._two_sum_err
+    # the constants as full rows: an array operand costs NumPy less than a scalar one on short rows
+    cs = np.empty((3, cnt, L))
+    cs[0] = np.array(_INV[np.float64][:cnt])[:, None]
+    cs[1] = np.array([h for h, _ in _SPLIT_INV[:cnt]])[:, None]
+    cs[2] = np.array([lo for _, lo in _SPLIT_INV[:cnt]])[:, None]
+    split = np.full(L, _S)
+    dl_all = np.zeros((cnt, L))
     for j in range(1, cnt):
         lo = 0 if j < pcnt else lp
-        xj, b1, b2, d = xt[j, lo:], a1[lo:], a2[lo:], delta[lo:]
+        xj, b1, b2, d, sp = xt[j, lo:], a1[lo:], a2[lo:], dl_all[j, lo:], split[lo:]
         np.subtract(xj, b1, out=d)
-        ch, cl = _SPLIT_INV[j]
-        c = _INV[np.float64][j]
-        w = _S * d
+        w = sp * d
         dh = w - (w - d)
         dl = d - dh
-        p = d * c
-        e = ((dh * ch - p) + dh * cl + dl * ch) + dl * cl
-        s = p + b1
-        b1[...] = s + (two_sum(s, p, b1) + e)
+        if j & (j + 1):
+            c, ch, cl = cs[0, j, lo:], cs[1, j, lo:], cs[2, j, lo:]
+            p = d * c
+            e = ((dh * ch - p) + dh * cl + dl * ch) + dl * cl
+            s = p + b1
+            b1[...] = s + (two_sum(s, p, b1) + e)
+        else:       # c_j a power of two: d * c_j exact (d not subnormal: checked below), e = 0 and fma64's
+            b1 += d * _INV[np.float64][j]       # s + (TwoSum error) is s, the sum rounded once
         q = xj - b1
-        w = _S * q
+        w = sp * q
         qh = w - (w - q)
         ql = q - qh
         p = d * q
         e = ((dh * qh - p) + dh * ql + dl * qh) + dl * ql
         s = p + b2
         b2[...] = s + (two_sum(s, p, b2) + e)
+    pow2 = dl_all[[j for j in (1, 3, 7, 15) if j < cnt]]
+    if ((np.abs(pow2) < 2.0 ** -1000) & (pow2 != 0)).any():
+        return None
     if not (np.isfinite(a1).all() and np.isfinite(a2).all()):
         return None
     return a1, a2
