@@ -15,6 +15,8 @@ chunk merge, not per element.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ... import _cpu
@@ -22,6 +24,19 @@ from ..pointwise import _fma
 
 _CHUNK = 16
 _S = np.float64(2.0 ** 27 + 1)       # Dekker's split, as _fma
+_local = threading.local()
+_SCRATCH_MAX = 1 << 23
+
+
+def _scratch(nbytes):
+    """A reused per-thread byte buffer of at least nbytes (fresh above _SCRATCH_MAX): new large arrays on every
+    call cost more in page faults than the Welford steps do in arithmetic."""
+    if nbytes > _SCRATCH_MAX:
+        return np.empty(nbytes, np.uint8)
+    buf = getattr(_local, "buf", None)
+    if buf is None or buf.size < nbytes:
+        buf = _local.buf = np.empty(max(nbytes, 1 << 16), np.uint8)
+    return buf
 _INV = {t: [t(t(1) / t(j + 1)) for j in range(_CHUNK)] for t in (np.float32, np.float64)}   # c_vecs
 
 
@@ -117,12 +132,12 @@ def _steps_fast(xt, pcnt, lp, dt):
         return _steps32(xt, pcnt, lp)
     two_sum = _fma._two_sum_err
     # the constants as full rows: an array operand costs NumPy less than a scalar one on short rows
-    cs = np.empty((3, cnt, L))
-    cs[0] = np.array(_INV[np.float64][:cnt])[:, None]
-    cs[1] = np.array([h for h, _ in _SPLIT_INV[:cnt]])[:, None]
-    cs[2] = np.array([lo for _, lo in _SPLIT_INV[:cnt]])[:, None]
-    split = np.full(L, _S)
-    dl_all = np.zeros((cnt, L))
+    cs = np.broadcast_to(np.array([_INV[np.float64][:cnt], [h for h, _ in _SPLIT_INV[:cnt]],
+                                   [lo for _, lo in _SPLIT_INV[:cnt]]])[:, :, None], (3, cnt, L))
+    split = np.broadcast_to(_S, (L,))
+    dl_all = _scratch(cnt * L * 8)[:cnt * L * 8].view(np.float64).reshape(cnt, L)
+    if pcnt < cnt:
+        dl_all[pcnt:, :lp] = 0
     for j in range(1, cnt):
         lo = 0 if j < pcnt else lp
         xj, b1, b2, d, sp = xt[j, lo:], a1[lo:], a2[lo:], dl_all[j, lo:], split[lo:]
@@ -161,14 +176,17 @@ def _steps32(xt, pcnt, lp):
     """_steps_fast in float32: each fma's float64 sum kept in one buffer, and the histories of m1, m2 and delta, so
     the sums on a float32 midpoint (one TwoSum error each) are checked at the end as _Fma.exact does."""
     cnt, L = xt.shape
-    a1 = np.empty((cnt, L), np.float32)
-    a2 = np.empty((cnt, L), np.float32)
-    dl = np.zeros((cnt, L), np.float32)
+    nb, n4 = 2 * (cnt - 1) * L * 8, cnt * L * 4
+    raw = _scratch(2 * nb + 3 * n4)
+    buf = raw[:nb].view(np.float64).reshape(2 * (cnt - 1), L)
+    a1, a2, dl = (raw[nb + i * n4:nb + (i + 1) * n4].view(np.float32).reshape(cnt, L) for i in range(3))
+    if pcnt < cnt:      # the partial chunk's lanes past its steps: zero sums and deltas for the checks below
+        buf[2 * (pcnt - 1):, :lp] = 0
+        dl[pcnt:, :lp] = 0
     t = np.empty(L, np.float32)
     a1[0] = xt[0]
     np.multiply(xt[0] - xt[0], xt[0], out=a2[0])
     a2[0] += np.float32(0)
-    buf = np.zeros((2 * (cnt - 1), L))
     for j in range(1, cnt):
         lo = 0 if j < pcnt else lp
         xj, d, tt, b1, b2 = xt[j, lo:], dl[j, lo:], t[lo:], a1[j, lo:], a2[j, lo:]
@@ -182,7 +200,8 @@ def _steps32(xt, pcnt, lp):
         np.multiply(d, tt, out=s, dtype=np.float64)
         np.add(s, a2[j - 1, lo:], out=s)
         np.copyto(b2, s, casting="unsafe")
-    u = np.left_shift(buf.view(np.uint64), _fma._SHIFT).view(np.int64)
+    u = np.left_shift(buf.view(np.uint64), _fma._SHIFT,
+                      out=raw[nb + 3 * n4:2 * nb + 3 * n4].view(np.uint64).reshape(buf.shape)).view(np.int64)
     if u.size and np.minimum.reduce(u, axis=None) == _fma._IMIN:
         r, lane = np.nonzero(u == _fma._IMIN)
         j, kind = r // 2 + 1, r % 2
