@@ -426,10 +426,31 @@ def _vec_sum(p, q, fma):
 
 def _fma_rows(p, q, fma):
     """buf = fma(p[i], q[i], buf) row by row from zero (the per-thread dgamma buffer of one thread)."""
+    if p.dtype == np.float64 and p.shape[0] > 1 and (buf := _fma_rows64(p, q)) is not None:
+        return buf
     buf = np.zeros(p.shape[1], p.dtype)
     for i in range(p.shape[0]):
         buf = fma(p[i], q[i], buf)
     return buf
+
+
+def _fma_rows64(p, q):
+    """_fma_rows in float64 with _fma.fma64's operations: every row's Dekker product (p * q and its exact error) at
+    once, then the sums row by row; None if the result is not finite (fma64 keeps a * b + c on such lanes)."""
+    prods = p * q
+    w = _S * p
+    ph = w - (w - p)
+    pl = p - ph
+    w = _S * q
+    qh = w - (w - q)
+    ql = q - qh
+    errs = ((ph * qh - prods) + ph * ql + pl * qh) + pl * ql
+    buf = np.zeros(p.shape[1])
+    for i in range(p.shape[0]):
+        pi = prods[i]
+        s = pi + buf
+        buf = s + (_fma._two_sum_err(s, pi, buf) + errs[i])
+    return buf if np.isfinite(buf).all() else None
 
 
 def _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma):

@@ -140,3 +140,23 @@ def test_float64_fast_path_edges(one_thread, scale):
         ours, ref = (lib.native_layer_norm(lib.from_numpy(x), [100], None, None, 1e-5) for lib in (core, torch))
     for a, r in zip(ours, ref):
         _same(a, r)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e300, "inf"])
+def test_dgamma_rows_float64_batched_products(scale):
+    """layer_norm's float64 dgamma buffer: the batched Dekker products give _fma.fma64's row-by-row bits, and hand
+    over to it where a lane is not finite (fma64 keeps a * b + c there)."""
+    from core.ops.pointwise import _fma
+    from core.ops.reduce import _rowwise_moments as _moments
+    rng = np.random.default_rng(7)
+    p, q = rng.standard_normal((9, 37)), rng.standard_normal((9, 37))
+    if scale == "inf":
+        p[3, 5] = np.inf
+    else:
+        p *= scale
+    buf = np.zeros(37)
+    with np.errstate(all="ignore"):
+        for i in range(9):
+            buf = _fma.fma64(p[i], q[i], buf)
+        got = _moments._fma_rows(p, q, _moments._Fma(np.dtype(np.float64), True))
+    assert got.tobytes() == buf.tobytes()
