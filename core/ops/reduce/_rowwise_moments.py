@@ -15,12 +15,28 @@ chunk merge, not per element.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ... import _cpu
 from ..pointwise import _fma
 
 _CHUNK = 16
+_S = np.float64(2.0 ** 27 + 1)       # Dekker's split, as _fma
+_local = threading.local()
+_SCRATCH_MAX = 1 << 23
+
+
+def _scratch(nbytes):
+    """A reused per-thread byte buffer of at least nbytes (fresh above _SCRATCH_MAX): new large arrays on every
+    call cost more in page faults than the Welford steps do in arithmetic."""
+    if nbytes > _SCRATCH_MAX:
+        return np.empty(nbytes, np.uint8)
+    buf = getattr(_local, "buf", None)
+    if buf is None or buf.size < nbytes:
+        buf = _local.buf = np.empty(max(nbytes, 1 << 16), np.uint8)
+    return buf
 _INV = {t: [t(t(1) / t(j + 1)) for j in range(_CHUNK)] for t in (np.float32, np.float64)}   # c_vecs
 
 
@@ -28,49 +44,49 @@ def _ceil_log2(x: int) -> int:
     return x - 1 if x <= 2 else int(x - 1).bit_length()
 
 
-def _at(v, at, shape):
-    """v (broadcast to the sum's shape) at the sum's flat positions `at`."""
-    if not np.ndim(v):
-        return v
-    if v.shape == shape:
-        return v.ravel()[at]
-    return np.broadcast_to(v, shape)[np.unravel_index(at, shape)]
+def _fma64_finite(a, b, c):
+    """_fma.fma64's operations on float64 operands, without its replacement of non-finite lanes by a * b + c: equal
+    to it wherever the result is finite (a non-finite lane stays non-finite in the moments that follow)."""
+    p = a * b
+    w = _S * a
+    ah = w - (w - a)
+    al = a - ah
+    w = _S * b
+    bh = w - (w - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    return s + (_fma._two_sum_err(s, p, c) + e)
 
 
 class _Fma:
-    """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32 and keeps
-    the operands and sums: a sum on a float32 midpoint that is not exact (TwoSum's error is not zero) is the only
-    case where the two roundings differ from one, and then `exact()` is False and the caller runs again through
-    _fma.fma. float64: _fma.fma64 always."""
+    """a * b + c rounded once in dt. float32 rounds the float64 sum of the exact product and c to float32: a sum on
+    a float32 midpoint that is not exact (TwoSum's error is not zero) is the only case where the two roundings
+    differ from one; it is looked for at each call (the midpoint test is two NumPy calls, TwoSum runs only when
+    one is found), and then `exact()` is False and the caller runs again through _fma.fma. float64: _fma.fma64
+    always; with finite_checked, its operations without the check of non-finite lanes (the caller checks that its
+    results are finite)."""
 
-    def __init__(self, dt, fast):
-        self.dt, self.fast, self.kept = dt, fast and dt == np.float32, []
+    def __init__(self, dt, fast, finite_checked=False):
+        self.dt, self.fast, self.ok = dt, fast and dt == np.float32, True
+        self.fast64 = fast and finite_checked and dt == np.float64
 
     def __call__(self, a, b, c):
+        if self.fast64:
+            return _fma64_finite(a, b, c)
         if not self.fast:
             return _fma.fma(a, b, c, self.dt)
-        s = np.multiply(a, b, dtype=np.float64)
-        s += c
-        self.kept.append((a, b, c, s))
+        p = np.multiply(a, b, dtype=np.float64)
+        s = np.add(p, c, dtype=np.float64)
+        u = np.left_shift(np.atleast_1d(s).view(np.uint64), _fma._SHIFT).view(np.int64)
+        if np.minimum.reduce(u, axis=None) == _fma._IMIN:
+            e = _fma._two_sum_err(s, p, np.asarray(c, np.float64))
+            if ((u == _fma._IMIN) & (np.atleast_1d(e) != 0)).any():
+                self.ok = False
         return s.astype(np.float32)
 
     def exact(self):
-        if not self.kept:
-            return True
-        sums = np.concatenate([k[3].ravel() for k in self.kept])
-        u = np.left_shift(sums.view(np.uint64), _fma._SHIFT, out=sums.view(np.uint64)).view(np.int64)
-        if np.minimum.reduce(u) != _fma._IMIN:
-            return True
-        hits = np.flatnonzero(u == _fma._IMIN)
-        ends = np.cumsum([k[3].size for k in self.kept])
-        which = np.searchsorted(ends, hits, side="right")
-        for e in np.unique(which):
-            a, b, c, s = self.kept[e]
-            at = hits[which == e] - (ends[e] - s.size)
-            p = np.multiply(_at(a, at, s.shape), _at(b, at, s.shape), dtype=np.float64)
-            if (_fma._two_sum_err(s.ravel()[at], p, np.asarray(_at(c, at, s.shape), np.float64)) != 0).any():
-                return False
-        return True
+        return self.ok
 
 
 def _merge(add, base, dt, fma):
@@ -91,12 +107,118 @@ def _merge(add, base, dt, fma):
 def rowwise_moments(x):
     """(mean, biased variance) of each row of a 2-D float32/float64 array, as ATen's RowwiseMoments."""
     x = np.ascontiguousarray(x)
-    fma = _Fma(x.dtype, True)
-    out = _moments(x, fma)
-    return out if fma.exact() else _moments(x, _Fma(x.dtype, False))
+    fma = _Fma(x.dtype, True, True)
+    out = _moments(x, fma, True)
+    if out is not None and fma.exact() and (x.dtype == np.float32 or np.isfinite(out).all()):
+        return out
+    return _moments(x, _Fma(x.dtype, False), False)
 
 
-def _moments(x, fma):
+_SPLIT_INV = [(h, float(c) - h) for c in _INV[np.float64] for h in [float(_S * c - (_S * c - c))]]
+
+
+def _steps_fast(xt, pcnt, lp, dt):
+    """The Welford steps of every chunk at once, lanes as columns of xt (cnt, L): the first lp columns are the
+    partial chunk's (pcnt steps), the others full chunks'. Each lane's operations are _moments' slow loop's, in
+    its order: float32 through preallocated float64 sums (None if one lands on a float32 midpoint: the caller
+    then runs the checked path), float64 through fma64's Dekker operations with c_j's split precomputed and
+    delta's split shared by its two fmas (None if a lane is not finite: fma64 keeps a * b + c there)."""
+    cnt, L = xt.shape
+    a1 = xt[0].copy()
+    a2 = (a1 - a1) * a1 + dt.type(0)
+    delta = np.empty(L, dt)
+    t = np.empty(L, dt)
+    if dt == np.float32:
+        return _steps32(xt, pcnt, lp)
+    two_sum = _fma._two_sum_err
+    # the constants as full rows: an array operand costs NumPy less than a scalar one on short rows
+    cs = np.broadcast_to(np.array([_INV[np.float64][:cnt], [h for h, _ in _SPLIT_INV[:cnt]],
+                                   [lo for _, lo in _SPLIT_INV[:cnt]]])[:, :, None], (3, cnt, L))
+    split = np.broadcast_to(_S, (L,))
+    dl_all = _scratch(cnt * L * 8)[:cnt * L * 8].view(np.float64).reshape(cnt, L)
+    if pcnt < cnt:
+        dl_all[pcnt:, :lp] = 0
+    for j in range(1, cnt):
+        lo = 0 if j < pcnt else lp
+        xj, b1, b2, d, sp = xt[j, lo:], a1[lo:], a2[lo:], dl_all[j, lo:], split[lo:]
+        np.subtract(xj, b1, out=d)
+        w = sp * d
+        dh = w - (w - d)
+        dl = d - dh
+        if j & (j + 1):
+            c, ch, cl = cs[0, j, lo:], cs[1, j, lo:], cs[2, j, lo:]
+            p = d * c
+            e = ((dh * ch - p) + dh * cl + dl * ch) + dl * cl
+            s = p + b1
+            b1[...] = s + (two_sum(s, p, b1) + e)
+        else:       # c_j a power of two: d * c_j exact (d not subnormal: checked below), e = 0 and fma64's
+            b1 += d * _INV[np.float64][j]       # s + (TwoSum error) is s, the sum rounded once
+        q = xj - b1
+        w = sp * q
+        qh = w - (w - q)
+        ql = q - qh
+        p = d * q
+        e = ((dh * qh - p) + dh * ql + dl * qh) + dl * ql
+        s = p + b2
+        b2[...] = s + (two_sum(s, p, b2) + e)
+    pow2 = dl_all[[j for j in (1, 3, 7, 15) if j < cnt]]
+    if ((np.abs(pow2) < 2.0 ** -1000) & (pow2 != 0)).any():
+        return None
+    if not (np.isfinite(a1).all() and np.isfinite(a2).all()):
+        return None
+    return a1, a2
+
+
+_INV32 = np.array(_INV[np.float32], np.float32)
+
+
+def _steps32(xt, pcnt, lp):
+    """_steps_fast in float32: each fma's float64 sum kept in one buffer, and the histories of m1, m2 and delta, so
+    the sums on a float32 midpoint (one TwoSum error each) are checked at the end as _Fma.exact does."""
+    cnt, L = xt.shape
+    nb, n4 = 2 * (cnt - 1) * L * 8, cnt * L * 4
+    raw = _scratch(2 * nb + 3 * n4)
+    buf = raw[:nb].view(np.float64).reshape(2 * (cnt - 1), L)
+    a1, a2, dl = (raw[nb + i * n4:nb + (i + 1) * n4].view(np.float32).reshape(cnt, L) for i in range(3))
+    if pcnt < cnt:      # the partial chunk's lanes past its steps: zero sums and deltas for the checks below
+        buf[2 * (pcnt - 1):, :lp] = 0
+        dl[pcnt:, :lp] = 0
+    t = np.empty(L, np.float32)
+    a1[0] = xt[0]
+    np.multiply(xt[0] - xt[0], xt[0], out=a2[0])
+    a2[0] += np.float32(0)
+    for j in range(1, cnt):
+        lo = 0 if j < pcnt else lp
+        xj, d, tt, b1, b2 = xt[j, lo:], dl[j, lo:], t[lo:], a1[j, lo:], a2[j, lo:]
+        np.subtract(xj, a1[j - 1, lo:], out=d)
+        s = buf[2 * j - 2, lo:]
+        np.multiply(d, _INV32[j], out=s, dtype=np.float64)
+        np.add(s, a1[j - 1, lo:], out=s)
+        np.copyto(b1, s, casting="unsafe")
+        np.subtract(xj, b1, out=tt)
+        s = buf[2 * j - 1, lo:]
+        np.multiply(d, tt, out=s, dtype=np.float64)
+        np.add(s, a2[j - 1, lo:], out=s)
+        np.copyto(b2, s, casting="unsafe")
+    # a power-of-two c_j: d * c_j and m1 have 24-bit significands, their float64 sum is exact, or inexact only when
+    # one is below 2**-28 of the other, and then within 1/32 float32 ulp of the larger: never a midpoint
+    buf[[2 * j - 2 for j in (1, 3, 7, 15) if j < cnt]] = 0
+    u = np.left_shift(buf.view(np.uint64), _fma._SHIFT,
+                      out=raw[nb + 3 * n4:2 * nb + 3 * n4].view(np.uint64).reshape(buf.shape)).view(np.int64)
+    if u.size and np.minimum.reduce(u, axis=None) == _fma._IMIN:
+        r, lane = np.nonzero(u == _fma._IMIN)
+        j, kind = r // 2 + 1, r % 2
+        prev = np.where(kind == 0, a1[j - 1, lane], a2[j - 1, lane]).astype(np.float64)
+        q = np.where(kind == 0, _INV32[j], xt[j, lane] - a1[j, lane]).astype(np.float64)
+        if (_fma._two_sum_err(buf[r, lane], dl[j, lane] * q, prev) != 0).any():
+            return None
+    m1, m2 = a1[cnt - 1].copy(), a2[cnt - 1].copy()
+    if lp and pcnt < cnt:
+        m1[:lp], m2[:lp] = a1[pcnt - 1, :lp], a2[pcnt - 1, :lp]
+    return m1, m2
+
+
+def _moments(x, fma, fast=False):
     dt = x.dtype
     rows, N = x.shape
     V = 32 // dt.itemsize
@@ -108,8 +230,28 @@ def _moments(x, fma):
         counts = [_CHUNK] * full + ([n - full * _CHUNK] if n % _CHUNK else [])
         xv = x[:, :n * V].reshape(rows, n, V)
         m1s, m2s = [], []
+        if fast:
+            pcnt = n % _CHUNK
+            lp = rows * V if pcnt else 0
+            cnt = _CHUNK if full else pcnt
+            xt = np.zeros((cnt, lp + rows * full * V), dt)
+            if pcnt:
+                xt[:pcnt, :lp] = xv[:, full * _CHUNK:].transpose(1, 0, 2).reshape(pcnt, lp)
+            if full:
+                xt[:, lp:] = xv[:, :full * _CHUNK].reshape(rows, full, _CHUNK, V).transpose(2, 0, 1, 3) \
+                    .reshape(_CHUNK, -1)
+            res = _steps_fast(xt, pcnt if pcnt else cnt, lp, dt)
+            if res is None:
+                return None
+            a1, a2 = res
+            if full:
+                m1s.append(a1[lp:].reshape(rows, full, V))
+                m2s.append(a2[lp:].reshape(rows, full, V))
+            if pcnt:
+                m1s.append(a1[:lp].reshape(rows, 1, V))
+                m2s.append(a2[:lp].reshape(rows, 1, V))
         for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
-            if not nchunks:
+            if not nchunks or fast:
                 continue
             # vector step j of every chunk and row as one contiguous row of xt
             xt = np.ascontiguousarray(xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
@@ -284,10 +426,31 @@ def _vec_sum(p, q, fma):
 
 def _fma_rows(p, q, fma):
     """buf = fma(p[i], q[i], buf) row by row from zero (the per-thread dgamma buffer of one thread)."""
+    if p.dtype == np.float64 and p.shape[0] > 1 and (buf := _fma_rows64(p, q)) is not None:
+        return buf
     buf = np.zeros(p.shape[1], p.dtype)
     for i in range(p.shape[0]):
         buf = fma(p[i], q[i], buf)
     return buf
+
+
+def _fma_rows64(p, q):
+    """_fma_rows in float64 with _fma.fma64's operations: every row's Dekker product (p * q and its exact error) at
+    once, then the sums row by row; None if the result is not finite (fma64 keeps a * b + c on such lanes)."""
+    prods = p * q
+    w = _S * p
+    ph = w - (w - p)
+    pl = p - ph
+    w = _S * q
+    qh = w - (w - q)
+    ql = q - qh
+    errs = ((ph * qh - prods) + ph * ql + pl * qh) + pl * ql
+    buf = np.zeros(p.shape[1])
+    for i in range(p.shape[0]):
+        pi = prods[i]
+        s = pi + buf
+        buf = s + (_fma._two_sum_err(s, pi, buf) + errs[i])
+    return buf if np.isfinite(buf).all() else None
 
 
 def _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma):

@@ -110,3 +110,53 @@ def test_moments_exact_fma_path(one_thread, dtype):
     assert mean.tobytes() == tm.numpy().ravel().tobytes()
     rstd = x.dtype.type(1) / np.sqrt(var + x.dtype.type(1e-5))
     assert rstd.tobytes() == trstd.numpy().ravel().tobytes()
+
+
+def test_float32_inexact_midpoint_falls_back(one_thread):
+    """A Welford step whose float64 sum lands on a float32 midpoint without being exact (m2 at step 2 of lane 0:
+    1773.75 * t + 2**-81): the fast float32 path flags it and the checked path gives torch's bits."""
+    from core.ops.reduce import _rowwise_moments as _moments
+    torch = one_thread
+    x = np.zeros((2, 24), np.float32)
+    x[:, 8], x[:, 16] = 2.0 ** -40, 1773.75
+    x[1] += np.arange(24, dtype=np.float32)
+    assert _moments._moments(x, _moments._Fma(x.dtype, True), True) is None
+    ours, ref = (lib.native_layer_norm(lib.from_numpy(x), [24], None, None, 1e-5) for lib in (core, torch))
+    for a, r in zip(ours, ref):
+        _same(a, r)
+
+
+@pytest.mark.parametrize("scale", [1e-303, 1e-300, 1e300, "inf"])
+def test_float64_fast_path_edges(one_thread, scale):
+    """float64 rows where the fast path hands over to the checked one: deltas in the subnormal range (a power-of-two
+    step's product may be inexact), operands past Dekker's split range, infinities."""
+    torch = one_thread
+    x = _data((3, 100), "float64", 5)
+    if scale == "inf":
+        x[1, 37] = np.inf
+    else:
+        x = x * scale
+    with np.errstate(all="ignore"):
+        ours, ref = (lib.native_layer_norm(lib.from_numpy(x), [100], None, None, 1e-5) for lib in (core, torch))
+    for a, r in zip(ours, ref):
+        _same(a, r)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e300, "inf"])
+def test_dgamma_rows_float64_batched_products(scale):
+    """layer_norm's float64 dgamma buffer: the batched Dekker products give _fma.fma64's row-by-row bits, and hand
+    over to it where a lane is not finite (fma64 keeps a * b + c there)."""
+    from core.ops.pointwise import _fma
+    from core.ops.reduce import _rowwise_moments as _moments
+    rng = np.random.default_rng(7)
+    p, q = rng.standard_normal((9, 37)), rng.standard_normal((9, 37))
+    if scale == "inf":
+        p[3, 5] = np.inf
+    else:
+        p *= scale
+    buf = np.zeros(37)
+    with np.errstate(all="ignore"):
+        for i in range(9):
+            buf = _fma.fma64(p[i], q[i], buf)
+        got = _moments._fma_rows(p, q, _moments._Fma(np.dtype(np.float64), True))
+    assert got.tobytes() == buf.tobytes()
