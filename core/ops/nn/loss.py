@@ -761,14 +761,16 @@ def _kl_div(input, target, reduction, log_target):
 
 @export(name="binary_cross_entropy_with_logits")
 @_torch_name
-def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
-    """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum)."""
+def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum); omitted, torch 2.13's
+    binding gives 0 (unreduced), whatever ATen's schema default says."""
     return binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTION_ENUM[reduction],
                                             pos_weight=pos_weight)
 
 
 @export(name="kl_div")
 @_torch_name
-def torch_kl_div(input, target, reduction=1, *, log_target=False):
-    """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum), no batchmean and no warning."""
+def torch_kl_div(input, target, reduction=0, *, log_target=False):
+    """torch.kl_div: reduction as an enum (0 none, 1 mean, 2 sum; omitted: 0, as torch 2.13's binding), no
+    batchmean and no warning."""
     return _kl_div(input, target, _REDUCTION_ENUM[reduction], log_target)

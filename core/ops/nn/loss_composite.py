@@ -46,8 +46,9 @@ def _margin_ranking(input1, input2, target, margin, reduction):
 
 @export(name="margin_ranking_loss")
 @_torch_name
-def torch_margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """torch.margin_ranking_loss(input1, input2, target, margin, reduction: int)."""
+def torch_margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """torch.margin_ranking_loss(input1, input2, target, margin, reduction: int)
+    Omitted, reduction is 0 (unreduced), as torch 2.13's binding gives it."""
     return _margin_ranking(input1, input2, target, margin, _enum(reduction))
 
 
@@ -66,8 +67,9 @@ def _hinge_embedding(input, target, margin, reduction):
 
 @export(name="hinge_embedding_loss")
 @_torch_name
-def torch_hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """torch.hinge_embedding_loss(input, target, margin, reduction: int)."""
+def torch_hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """torch.hinge_embedding_loss(input, target, margin, reduction: int)
+    Omitted, reduction is 0 (unreduced), as torch 2.13's binding gives it."""
     return _hinge_embedding(input, target, margin, _enum(reduction))
 
 
@@ -100,8 +102,9 @@ def _cosine_embedding(input1, input2, target, margin, reduction):
 
 @export(name="cosine_embedding_loss")
 @_torch_name
-def torch_cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """torch.cosine_embedding_loss(input1, input2, target, margin, reduction: int)."""
+def torch_cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """torch.cosine_embedding_loss(input1, input2, target, margin, reduction: int)
+    Omitted, reduction is 0 (unreduced), as torch 2.13's binding gives it."""
     return _cosine_embedding(input1, input2, target, margin, _enum(reduction))
 
 
@@ -133,8 +136,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 @export(name="triplet_margin_loss")
 @_torch_name
-def torch_triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=1):
-    """torch.triplet_margin_loss(..., reduction: int)."""
+def torch_triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=0):
+    """torch.triplet_margin_loss(..., reduction: int)
+    Omitted, reduction is 0 (unreduced), as torch 2.13's binding gives it."""
     return _triplet(anchor, positive, negative, margin, p, eps, swap, _enum(reduction))
 
 

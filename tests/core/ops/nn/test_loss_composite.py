@@ -1,0 +1,49 @@
+"""The torch.* loss entries that take reduction as an enum (margin_ranking_loss, hinge_embedding_loss,
+cosine_embedding_loss, triplet_margin_loss, and kl_div / binary_cross_entropy_with_logits from loss.py),
+side by side with torch: omitted, the reduction is torch 2.13's binding default (unreduced); 0, 1, 2 given."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import core
+
+CALLS = {
+    "margin_ranking_loss": ((3,), (3,), "sign3"),
+    "hinge_embedding_loss": ((3, 4), "sign34"),
+    "cosine_embedding_loss": ((3, 4), (3, 4), "sign3"),
+    "triplet_margin_loss": ((3, 4), (3, 4), (3, 4)),
+    "kl_div": ((3, 4), (3, 4)),
+    "binary_cross_entropy_with_logits": ((3, 4), "unit34"),
+}
+
+
+def _args(spec, rng):
+    out = []
+    for s in spec:
+        if s == "sign3":
+            out.append(np.array([1.0, -1.0, 1.0], np.float32))
+        elif s == "sign34":
+            out.append(np.where(rng.random((3, 4)) < 0.5, -1.0, 1.0).astype(np.float32))
+        elif s == "unit34":
+            out.append(rng.random((3, 4)).astype(np.float32))
+        else:
+            out.append(rng.standard_normal(s).astype(np.float32))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("reduction", [None, 0, 1, 2])
+def test_enum_reduction_default_and_values_are_torchs(torch, name, reduction):
+    arrays = _args(CALLS[name], np.random.default_rng(0))
+    extra = () if reduction is None else (reduction,)
+    if name in ("margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss") and extra:
+        extra = (0.5 if name != "hinge_embedding_loss" else 1.0, *extra)
+    if name == "triplet_margin_loss" and extra:
+        extra = (1.0, 2.0, 1e-6, False, *extra)
+    if name == "binary_cross_entropy_with_logits" and extra:
+        extra = (None, None, *extra)
+    want = getattr(torch, name)(*[torch.from_numpy(a) for a in arrays], *extra)
+    got = getattr(core, name)(*[core.from_numpy(a) for a in arrays], *extra)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
