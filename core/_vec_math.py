@@ -226,6 +226,58 @@ def logf(d):
     shape = d.shape
     d = d.ravel()
     with np.errstate(all="ignore"):
+        if np.minimum.reduce(d) >= _FLT_MIN and np.maximum.reduce(d) < np.inf:     # NaN fails both
+            out = _logf_normal(d)
+            if out is not None:
+                return out.reshape(shape)
+        return _logf_exact(d).reshape(shape)
+
+
+def _logf_normal(d):
+    """logf's bits for a flat float32 d of positive normal finite values, or None when a float64 sum of the
+    polynomial lands on a float32 midpoint (logf's exact path then runs): the same arithmetic without the
+    subnormal scaling and special values, the polynomial's two FMAs unchecked and checked together."""
+    e = np.multiply(d, _F43).view(_I32)
+    e >>= 23
+    e &= 0xFF
+    e -= 0x7F
+    m = (d.view(_I32) - (e << 23)).view(_F)            # + ((-e) << 23): the same bits modulo 2**32
+    ef = e.astype(_D)
+    hi = _D(_LN2F_HI) * ef
+    sx = hi.astype(_F)
+    hi -= sx
+    hi += _D(_LN2F_LO) * ef
+    sy = hi.astype(_F)
+    nx, ny = _two_sum(_F(-1), m)
+    dx, dy = _two_sum(_F(1), m)
+    t = _F(1) / dx
+    t64 = t.astype(_D)
+    xs = nx * t
+    u = (t64 * nx - xs).astype(_F)
+    v = (-(dy * t64) + (1.0 - dx * t64)).astype(_F)
+    xy = (xs.astype(_D) * v + (ny * t64 + u)).astype(_F)
+    x2 = xs * xs
+    p = np.empty((2, d.size), _D)
+    np.multiply(x2, _LOGF_T[0], p[0])                  # as _Fma32 with two float32 operands: a float32 product
+    p[0] += _LOGF_T[1]
+    tt = p[0].astype(_F)
+    np.multiply(tt, x2, p[1], dtype=_D)
+    p[1] += _LOGF_T[2]
+    if np.minimum.reduce(np.left_shift(p.view(np.uint64), _SHIFT).view(np.int64), None) == _MID:
+        return None
+    np.copyto(tt, p[1], casting="same_kind")
+    x2x, x2y = xs * _F(2), xy * _F(2)
+    r = sx + x2x
+    ry = (((sx - r) + x2x) + sy) + x2y
+    w = (x2 * xs) * tt
+    r2 = r + w
+    ry2 = ((r - r2) + w) + ry
+    return r2 + ry2
+
+
+def _logf_exact(d):
+    """Sleef_logf8_u10 on a flat float32 array, any values."""
+    with np.errstate(all="ignore"):
         o = d < _FLT_MIN
         dd = d * _F(2.0 ** 64) if o.any() else d
         if dd is not d:
@@ -265,7 +317,7 @@ def logf(d):
             out[d == np.inf] = np.inf
             out[(d < 0) | (d != d)] = np.nan
             out[d == 0] = -np.inf
-    return out.reshape(shape)
+    return out
 
 
 # -- float64: Sleef_expd4_u10, Sleef_logd4_u10 ---------------------------------------------------------------
