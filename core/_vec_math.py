@@ -110,11 +110,20 @@ class _Fma32:
 _EXPF_LO, _EXPF_HI = _F(-104), _F(100)
 
 
+def _midpoints(p):
+    """The columns of a (k, n) float64 array where a row's value lies exactly on a float32 rounding midpoint (low
+    29 bits 1 << 28: rounding it to float32 may differ from one FMA's rounding), or None (the usual case)."""
+    u = np.left_shift(p.view(np.uint64), _SHIFT).view(np.int64)
+    if np.minimum.reduce(u, None) != _MID:
+        return None
+    return np.flatnonzero(np.logical_or.reduce(u == _MID, 0))
+
+
 def _expf_fast(d):
-    """_expf_exact's bits for a flat float32 d within [-104, 100] (no NaN), in fewer NumPy calls, or None when one
-    of the polynomial's float64 sums lands on a float32 midpoint (about one lane in 2**29: _expf_exact then runs).
-    The six FMAs run unchecked in float64 rows of one scratch array (product exact, one rounding, the cast to
-    float32 the second), checked together at the end; u * 2**h * 2**(q - h) is ldexp(u, q): the first product is
+    """_expf_exact's bits for a flat float32 d within [-104, 100] (no NaN), in fewer NumPy calls. The six FMAs run
+    unchecked in float64 rows of one scratch array (product exact, one rounding, the cast to float32 the second),
+    checked together at the end: lanes where a float64 sum lies on a float32 midpoint (about one in 2**26) are
+    recomputed by _expf_exact; u * 2**h * 2**(q - h) is ldexp(u, q): the first product is
     exact (|h| <= 75, u near 1) so both round u * 2**q once."""
     n = d.size
     qf = np.multiply(d, _R_LN2F)
@@ -139,7 +148,7 @@ def _expf_fast(d):
         np.multiply(u, s64, pk)
         pk += c[k]
         np.copyto(u, pk, casting="same_kind")
-    # the last Horner step reuses row 0 (s64 no longer needed after it): keep row 0 checked separately
+    # the last Horner step; the final FMA below writes row 0 (s64 is not needed after it)
     pk = p[5]
     np.multiply(u, s64, pk)
     pk += c[5]
@@ -148,10 +157,11 @@ def _expf_fast(d):
     np.multiply(ss, u, s64, dtype=_D)                   # fma(ss, u, s): row 0 now holds this sum
     s64 += s
     np.copyto(u, s64, casting="same_kind")
-    if np.minimum.reduce(np.left_shift(p.view(np.uint64), _SHIFT).view(np.int64), None) == _MID:
-        return None
+    mid = _midpoints(p)
     u += _F(1)
     np.ldexp(u, q, u)
+    if mid is not None:
+        u[mid] = _expf_exact(d[mid])
     return u
 
 
@@ -162,11 +172,9 @@ def _expf_block(d):
     shape = d.shape
     d = d.ravel()
     with np.errstate(all="ignore"):
-        if np.minimum.reduce(d) >= _EXPF_LO and np.maximum.reduce(d) <= _EXPF_HI:
-            u = _expf_fast(d)
-            if u is not None:
-                return u.reshape(shape)
-    return _expf_exact(d).reshape(shape)
+        if np.minimum.reduce(d) >= _EXPF_LO and np.maximum.reduce(d) <= _EXPF_HI:     # NaN fails both
+            return _expf_fast(d).reshape(shape)
+        return _expf_exact(d).reshape(shape)
 
 
 def _expf_exact(d):
@@ -227,16 +235,14 @@ def logf(d):
     d = d.ravel()
     with np.errstate(all="ignore"):
         if np.minimum.reduce(d) >= _FLT_MIN and np.maximum.reduce(d) < np.inf:     # NaN fails both
-            out = _logf_normal(d)
-            if out is not None:
-                return out.reshape(shape)
+            return _logf_normal(d).reshape(shape)
         return _logf_exact(d).reshape(shape)
 
 
 def _logf_normal(d):
-    """logf's bits for a flat float32 d of positive normal finite values, or None when a float64 sum of the
-    polynomial lands on a float32 midpoint (logf's exact path then runs): the same arithmetic without the
-    subnormal scaling and special values, the polynomial's two FMAs unchecked and checked together."""
+    """logf's bits for a flat float32 d of positive normal finite values: the same arithmetic without the subnormal
+    scaling and special values, the polynomial's two FMAs unchecked and checked together (lanes where a float64
+    sum lies on a float32 midpoint, about one in 200 near 1, are recomputed by _logf_exact)."""
     e = np.multiply(d, _F43).view(_I32)
     e >>= 23
     e &= 0xFF
@@ -263,8 +269,7 @@ def _logf_normal(d):
     tt = p[0].astype(_F)
     np.multiply(tt, x2, p[1], dtype=_D)
     p[1] += _LOGF_T[2]
-    if np.minimum.reduce(np.left_shift(p.view(np.uint64), _SHIFT).view(np.int64), None) == _MID:
-        return None
+    mid = _midpoints(p)
     np.copyto(tt, p[1], casting="same_kind")
     x2x, x2y = xs * _F(2), xy * _F(2)
     r = sx + x2x
@@ -272,7 +277,10 @@ def _logf_normal(d):
     w = (x2 * xs) * tt
     r2 = r + w
     ry2 = ((r - r2) + w) + ry
-    return r2 + ry2
+    out = r2 + ry2
+    if mid is not None:
+        out[mid] = _logf_exact(d[mid])
+    return out
 
 
 def _logf_exact(d):
