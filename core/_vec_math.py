@@ -50,6 +50,15 @@ def hseq(acc, n):
     return r
 
 
+def vectors_sum(e, full, w):
+    """acc = e[:, :w] (a new array); acc += e[:, d:d + w] for d = w, 2w, ... < full: NumPy's reduction over the
+    middle axis of (rows, vectors, w) adds the vectors one after the other, lane-wise (pairwise summation applies
+    only along a contiguous reduced axis), so in one call."""
+    if full == w:
+        return e[:, :w].copy()
+    return np.add.reduce(e[:, :full].reshape(e.shape[0], full // w, w), 1)
+
+
 def reduce_sum_rows(e, w):
     """vec::reduce_all(x + y) over each row of a 2-D array: one accumulator vector over the full vectors, the
     partial last vector added into its first lanes (Vec::set), then hsum; rows shorter than w: hseq."""
@@ -57,9 +66,7 @@ def reduce_sum_rows(e, w):
     if n < w:
         return hseq(e, n)
     full = n - n % w
-    acc = e[:, :w].copy()
-    for d in range(w, full, w):
-        acc += e[:, d:d + w]
+    acc = vectors_sum(e, full, w)
     if n > full:
         acc[:, :n - full] += e[:, full:]
     return hsum(acc)

@@ -110,9 +110,7 @@ def _map2_reduce_rows(g, o, w):
     if n < w:
         return vm.hseq(g * o, n)
     full = n - n % w
-    acc = g[:, :w] * o[:, :w]
-    for d in range(w, full, w):
-        acc += g[:, d:d + w] * o[:, d:d + w]
+    acc = vm.vectors_sum(g[:, :full] * o[:, :full], full, w)
     if n > full:
         k = n - full
         tail = g[:, full:] * o[:, full:] if g.dtype != _F else None
