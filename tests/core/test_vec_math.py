@@ -4,6 +4,7 @@ row's sum), and the vector width assumed against torch's CPU capability."""
 import numpy as np
 import pytest
 
+import core
 from core import _cpu
 from core import _vec_math as vm
 
@@ -107,3 +108,26 @@ def test_fast_paths_equal_the_exact_ones():
     y = np.exp(rng.uniform(-87, 88, 5000)).astype(np.float32)
     y = np.concatenate([y, rng.uniform(1, 2, 5000).astype(np.float32), [np.finfo(np.float32).tiny]])
     assert np.array_equal(vm._logf_normal(y).view(np.uint32), vm._logf_exact(y).view(np.uint32))
+
+
+def test_c_library_exp_is_glibcs_on_every_lane():
+    # cexp rounds the float64 exp except near float32 midpoints and outside [-87, 88]: those lanes call expf
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-90, 90, 20000), -np.abs(rng.standard_normal(20000)), [np.nan, np.inf, -np.inf,
+                        -87.5, 88.5, -104, 0.0]]).astype(np.float32)
+    d = np.exp(x.astype(np.float64))
+    near = np.abs((d.view(np.uint64) & np.uint64((1 << 29) - 1)).astype(np.int64) - (1 << 28)) < (1 << 24)
+    assert near.sum() > 100                                        # the midpoint branch runs
+    one_by_one = vm._scalar(x, None, vm._exp64, "expf")           # glibc's expf through ctypes, lane by lane
+    assert np.array_equal(vm.cexp(x).view(np.uint32), one_by_one.view(np.uint32))
+
+
+def test_softmax_scalar_tail_is_torchs(torch):
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((9, 5, 23)) * 4).astype(np.float32)     # inner 23: 7 positions of the std::exp tail
+    for dim in (0, 1):
+        for fn in ("softmax", "log_softmax"):
+            mine = getattr(core, fn)(core.tensor(x), dim).numpy()
+            theirs = getattr(torch, fn)(torch.from_numpy(x), dim).numpy()
+            assert np.array_equal(mine.view(np.uint32), theirs.view(np.uint32)), (fn, dim)
