@@ -376,6 +376,24 @@ def _fma64s(a, b, c):
     return s
 
 
+def _fma64d(a, b, c):
+    """_fma64s where |c| >= |a * b| on every lane that is kept (c dominates): the sum's error by Fast2Sum (three
+    operations instead of TwoSum's six; both give the exact error, so the same bits)."""
+    a, ah, al = a
+    b, bh, bl = b
+    p = a * b
+    ep = ah * bh
+    ep -= p
+    ep += ah * bl
+    ep += al * bh
+    ep += al * bl
+    s = p + c
+    es = p - (s - c)
+    es += ep
+    s += es
+    return s
+
+
 def _k(v):
     return _split(_D(v))
 
@@ -401,18 +419,21 @@ def _expd_block(d):
         s8 = s4 * s4
         c = _EXPD_C
         sk, s2k = _split(s), _split(s2)
-        p98 = _fma64s(sk, _EXPD_K[0], c[1])
-        p76 = _fma64s(sk, _EXPD_K[2], c[3])
-        p54 = _fma64s(sk, _EXPD_K[4], c[5])
-        p32 = _fma64s(sk, _EXPD_K[6], c[7])
-        p10 = _fma64s(sk, _EXPD_K[8], c[9])
-        p7_4 = _fma64s(s2k, _split(p76), p54)
-        p3_0 = _fma64s(s2k, _split(p32), p10)
-        p8 = _fma64s(_split(s4), _split(p7_4), p3_0)
-        u = _fma64s(_split(s8), _split(p98), p8)
-        u = _fma64s(_split(u), sk, 0.5)
-        u = _fma64s(_split(u), sk, 1.0)
-        u = _fma64s(_split(u), sk, 1.0)
+        # |s| <= ln2 / 2 on kept lanes: in every FMA below the addend dominates the product (c[1] vs s * c[0],
+        # ..., 0.5 vs ~s / 6, 1 vs ~s / 2, 1 vs ~s), so _fma64d's Fast2Sum is exact
+        fma = _fma64d
+        p98 = fma(sk, _EXPD_K[0], c[1])
+        p76 = fma(sk, _EXPD_K[2], c[3])
+        p54 = fma(sk, _EXPD_K[4], c[5])
+        p32 = fma(sk, _EXPD_K[6], c[7])
+        p10 = fma(sk, _EXPD_K[8], c[9])
+        p7_4 = fma(s2k, _split(p76), p54)
+        p3_0 = fma(s2k, _split(p32), p10)
+        p8 = fma(_split(s4), _split(p7_4), p3_0)
+        u = fma(_split(s8), _split(p98), p8)
+        u = fma(_split(u), sk, 0.5)
+        u = fma(_split(u), sk, 1.0)
+        u = fma(_split(u), sk, 1.0)
         h = q >> 1
         u *= _pow2i_d(h)
         u *= _pow2i_d(q - h)
