@@ -181,7 +181,16 @@ def _expf_block(d):
     with np.errstate(all="ignore"):
         if np.minimum.reduce(d) >= _EXPF_LO and np.maximum.reduce(d) <= _EXPF_HI:     # NaN fails both
             return _expf_fast(d).reshape(shape)
-        return _expf_exact(d).reshape(shape)
+        # lanes out of range (a masked -inf logit) or NaN: computed on a clipped copy, then overwritten as
+        # _expf_exact overwrites them
+        nan = d != d
+        dc = np.clip(d, _EXPF_LO, _EXPF_HI)
+        dc[nan] = 0
+        u = _expf_fast(dc)
+        u[d < _EXPF_LO] = 0
+        u[d > _EXPF_HI] = np.inf
+        u[nan] = d[nan]
+        return u.reshape(shape)
 
 
 def _expf_exact(d):

@@ -131,3 +131,16 @@ def test_softmax_scalar_tail_is_torchs(torch):
             mine = getattr(core, fn)(core.tensor(x), dim).numpy()
             theirs = getattr(torch, fn)(torch.from_numpy(x), dim).numpy()
             assert np.array_equal(mine.view(np.uint32), theirs.view(np.uint32)), (fn, dim)
+
+
+def test_out_of_range_lanes_take_the_fast_path_too(torch):
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((16, 21)) * 3).astype(np.float32)
+    x[::3, 4] = -np.inf                                             # masked logits
+    x[1::5, 7] = -300.0                                              # gaps beyond exp's range
+    x[2, :] = np.nan
+    mine = core.softmax(core.tensor(x), 1).numpy()
+    assert np.array_equal(mine.view(np.uint32), torch.softmax(torch.from_numpy(x), 1).numpy().view(np.uint32))
+    y = np.concatenate([x.ravel(), [np.inf, 100.5, -104.5, 88.5, np.nan]]).astype(np.float32)
+    assert np.array_equal(vm.expf(y).view(np.uint32), vm._expf_exact(y).view(np.uint32))
