@@ -18,6 +18,8 @@ DEFAULT build has no FMA); the places above where it does were found against tor
 ATEN_CPU_CAPABILITY=default (tests/core/ops/nn/test_softmax_bitwise.py checks both)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _cpu, _vec_math as vm
@@ -37,9 +39,8 @@ def _fma(a, b, c):
 def _split(x, dim):
     """x as a C-contiguous (outer, n, inner) array."""
     shape = x.shape
-    outer = int(np.prod(shape[:dim], dtype=np.int64))
-    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
-    return np.ascontiguousarray(x).reshape(outer, shape[dim], inner)
+    outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
+    return (x if x.flags.c_contiguous else np.ascontiguousarray(x)).reshape(outer, shape[dim], inner)
 
 
 def _vector_end(inner, n, dtype, chunked):
@@ -109,9 +110,7 @@ def _map2_reduce_rows(g, o, w):
     if n < w:
         return vm.hseq(g * o, n)
     full = n - n % w
-    acc = g[:, :w] * o[:, :w]
-    for d in range(w, full, w):
-        acc += g[:, d:d + w] * o[:, d:d + w]
+    acc = vm.vectors_sum(g[:, :full] * o[:, :full], full, w)
     if n > full:
         k = n - full
         tail = g[:, full:] * o[:, full:] if g.dtype != _F else None
