@@ -218,7 +218,75 @@ def _steps32(xt, pcnt, lp):
     return m1, m2
 
 
+def _chunk_moments(x, rows, n, V, dt, fma, fast):
+    """Welford over each 16-vector chunk of every row: (m1 per chunk and lane, m2 likewise, counts), or
+    None when the fast float32 path meets a case it leaves to the checked one."""
+    full = n // _CHUNK
+    counts = [_CHUNK] * full + ([n - full * _CHUNK] if n % _CHUNK else [])
+    xv = x[:, :n * V].reshape(rows, n, V)
+    m1s, m2s = [], []
+    if fast:
+        pcnt = n % _CHUNK
+        lp = rows * V if pcnt else 0
+        cnt = _CHUNK if full else pcnt
+        xt = np.zeros((cnt, lp + rows * full * V), dt)
+        if pcnt:
+            xt[:pcnt, :lp] = xv[:, full * _CHUNK:].transpose(1, 0, 2).reshape(pcnt, lp)
+        if full:
+            xt[:, lp:] = xv[:, :full * _CHUNK].reshape(rows, full, _CHUNK, V).transpose(2, 0, 1, 3) \
+                .reshape(_CHUNK, -1)
+        res = _steps_fast(xt, pcnt if pcnt else cnt, lp, dt)
+        if res is None:
+            return None
+        a1, a2 = res
+        if full:
+            m1s.append(a1[lp:].reshape(rows, full, V))
+            m2s.append(a2[lp:].reshape(rows, full, V))
+        if pcnt:
+            m1s.append(a1[:lp].reshape(rows, 1, V))
+            m2s.append(a2[:lp].reshape(rows, 1, V))
+    for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
+        if not nchunks or fast:
+            continue
+        # vector step j of every chunk and row as one contiguous row of xt
+        xt = np.ascontiguousarray(xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
+                                  .transpose(2, 0, 1, 3)).reshape(cnt, -1)
+        a1 = xt[0].copy()                       # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
+        a2 = (a1 - a1) * a1 + dt.type(0)        # +0, or NaN for an infinite x
+        for j in range(1, cnt):
+            xj = xt[j]
+            delta = xj - a1
+            a1 = fma(delta, _INV[dt.type][j], a1)
+            a2 = fma(delta, xj - a1, a2)
+        a1 = a1.reshape(rows, nchunks, V)
+        a2 = a2.reshape(rows, nchunks, V)
+        m1s.append(a1)
+        m2s.append(a2)
+    c1 = np.concatenate(m1s, axis=1) if len(m1s) > 1 else m1s[0]
+    c2 = np.concatenate(m2s, axis=1) if len(m2s) > 1 else m2s[0]
+    return c1, c2, counts
+
+
+def _cascade(c1, c2, counts, m, dt, fma):
+    """CascadeSum's merge order over the m chunks' moments: (m1, m2) per lane."""
+    depth = _ceil_log2(m)
+    empty = (0, None, None)
+    stk = [empty] * max(depth, 1)
+    for i in range(m):
+        stk[0] = _merge((counts[i], c1[:, i], c2[:, i]), stk[0], dt, fma)
+        mask, j = i + 1, 1
+        while j < depth and not mask & 1:
+            stk[j] = _merge(stk[j - 1], stk[j], dt, fma)
+            stk[j - 1] = empty
+            mask >>= 1
+            j += 1
+    for i in range(1, depth):
+        stk[0] = _merge(stk[i], stk[0], dt, fma)
+    return stk[0][1], stk[0][2]
+
+
 def _moments(x, fma, fast=False):
+    """RowwiseMoments of every row of x (rows, N): (mean, biased variance), or None when the fast path declines."""
     dt = x.dtype
     rows, N = x.shape
     V = 32 // dt.itemsize
@@ -226,63 +294,11 @@ def _moments(x, fma, fast=False):
     m = -(-n // _CHUNK)
     lanes1 = lanes2 = None
     if n:
-        full = n // _CHUNK
-        counts = [_CHUNK] * full + ([n - full * _CHUNK] if n % _CHUNK else [])
-        xv = x[:, :n * V].reshape(rows, n, V)
-        m1s, m2s = [], []
-        if fast:
-            pcnt = n % _CHUNK
-            lp = rows * V if pcnt else 0
-            cnt = _CHUNK if full else pcnt
-            xt = np.zeros((cnt, lp + rows * full * V), dt)
-            if pcnt:
-                xt[:pcnt, :lp] = xv[:, full * _CHUNK:].transpose(1, 0, 2).reshape(pcnt, lp)
-            if full:
-                xt[:, lp:] = xv[:, :full * _CHUNK].reshape(rows, full, _CHUNK, V).transpose(2, 0, 1, 3) \
-                    .reshape(_CHUNK, -1)
-            res = _steps_fast(xt, pcnt if pcnt else cnt, lp, dt)
-            if res is None:
-                return None
-            a1, a2 = res
-            if full:
-                m1s.append(a1[lp:].reshape(rows, full, V))
-                m2s.append(a2[lp:].reshape(rows, full, V))
-            if pcnt:
-                m1s.append(a1[:lp].reshape(rows, 1, V))
-                m2s.append(a2[:lp].reshape(rows, 1, V))
-        for lo, cnt, nchunks in ((0, _CHUNK, full), (full * _CHUNK, n % _CHUNK, 1 if n % _CHUNK else 0)):
-            if not nchunks or fast:
-                continue
-            # vector step j of every chunk and row as one contiguous row of xt
-            xt = np.ascontiguousarray(xv[:, lo:lo + nchunks * cnt].reshape(rows, nchunks, cnt, V)
-                                      .transpose(2, 0, 1, 3)).reshape(cnt, -1)
-            a1 = xt[0].copy()                       # j = 0: m1 = x (c = 1), m2 = fma(x, x - x, 0)
-            a2 = (a1 - a1) * a1 + dt.type(0)        # +0, or NaN for an infinite x
-            for j in range(1, cnt):
-                xj = xt[j]
-                delta = xj - a1
-                a1 = fma(delta, _INV[dt.type][j], a1)
-                a2 = fma(delta, xj - a1, a2)
-            a1 = a1.reshape(rows, nchunks, V)
-            a2 = a2.reshape(rows, nchunks, V)
-            m1s.append(a1)
-            m2s.append(a2)
-        c1 = np.concatenate(m1s, axis=1) if len(m1s) > 1 else m1s[0]
-        c2 = np.concatenate(m2s, axis=1) if len(m2s) > 1 else m2s[0]
-        depth = _ceil_log2(m)
-        empty = (0, None, None)
-        stk = [empty] * max(depth, 1)
-        for i in range(m):
-            stk[0] = _merge((counts[i], c1[:, i], c2[:, i]), stk[0], dt, fma)
-            mask, j = i + 1, 1
-            while j < depth and not mask & 1:
-                stk[j] = _merge(stk[j - 1], stk[j], dt, fma)
-                stk[j - 1] = empty
-                mask >>= 1
-                j += 1
-        for i in range(1, depth):
-            stk[0] = _merge(stk[i], stk[0], dt, fma)
-        lanes1, lanes2 = stk[0][1], stk[0][2]
+        res = _chunk_moments(x, rows, n, V, dt, fma, fast)
+        if res is None:
+            return None
+        c1, c2, counts = res
+        lanes1, lanes2 = _cascade(c1, c2, counts, m, dt, fma)
     k = 0
     s1 = np.zeros(rows, dt)
     s2 = np.zeros(rows, dt)

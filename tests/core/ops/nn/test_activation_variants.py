@@ -318,7 +318,7 @@ CLI_REFERENCE = {
     "celu": lambda T: T.nn.functional.celu(_t(T, _A), 2.0),
     "glu": lambda T: T.nn.functional.glu(_t(T, [[1.0, -2, 3, 0.5]]), 1),
     "prelu": lambda T: T.prelu(_t(T, [[-2.0, 1], [3, -4]]), _t(T, [0.25, 0.5])),
-    "rrelu": lambda T: T.nn.functional.rrelu(_t(T, _A), training=False),
+    "rrelu": lambda T: T.nn.functional.rrelu(_t(T, _A), training=False, upper=0.5),
     "mish": lambda T: T.nn.functional.mish(_t(T, _A)),
     "softsign": lambda T: T.nn.functional.softsign(_t(T, _A)),
     "tanhshrink": lambda T: T.nn.functional.tanhshrink(_t(T, _A)),

@@ -35,7 +35,7 @@ REFERENCE = {
     "softplus": lambda T: T.nn.functional.softplus(_t(T, [[-1.5, 0, 2]]), 2.0),
     "hardtanh": lambda T: T.nn.functional.hardtanh(_t(T, [[-1.5, 0, 2]]), -1.0, 1.0),
     "logsigmoid": lambda T: T.nn.functional.logsigmoid(_t(T, [[-1.5, 0, 2]])),
-    "normalize": lambda T: T.nn.functional.normalize(_t(T, [[3.0, 4], [1, 0]]), dim=1),
+    "normalize": lambda T: T.nn.functional.normalize(_t(T, [[3.0, 4], [1, 0]]), dim=0),
     "linear": lambda T: T.nn.functional.linear(_t(T, [[1.0, 2, 3]]), _t(T, [[1.0, 0, 0], [0, 1, 1]]),
                                                _t(T, [0.5, -1])),
     "dropout": lambda T: T.nn.functional.dropout(_t(T, [[1.0, 2, 3, 4]]), 0.5, training=False),
