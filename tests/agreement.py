@@ -52,3 +52,28 @@ def same_object(torch, fn):
 def out_pair(m, vdt, idt):
     """Empty (values, indices) out tensors of the given dtype names, for ops returning both."""
     return (m.empty(0, dtype=getattr(m, vdt)), m.empty(0, dtype=getattr(m, idt)))
+
+
+def out_agrees(torch, call, dtype):
+    """call(m, out) writes into an empty `out` of dtype (a name) and returns it, in core as in torch, with
+    each op's dtype rule (exact or castable): the same tensor or the same error."""
+    def fn(m):
+        o = m.empty(0, dtype=getattr(m, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = call(m, o)
+        assert r is o
+        return o
+    agree(torch, fn)
+
+
+def tuple_out_agrees(torch, name, call, dtypes):
+    """call(m, outs) writes into empty out tensors of the dtype names and returns them as torch's named
+    tuple (`*_out` type). Eigenvectors, Q and U carry LAPACK's sign conventions: eigh, qr, svd and lu are
+    compared through eigenvalues, R, S and L."""
+    def run(m):
+        o = tuple(m.empty(0, dtype=getattr(m, d)) for d in dtypes)
+        r = call(m, o)
+        assert all(a is b for a, b in zip(r, o)) and type(r).__name__.endswith("_out")
+        return o[0] if name == "eigh" else o[1] if name in ("qr", "svd", "lu") else o
+    agree(torch, run)

@@ -3,6 +3,7 @@ results, grad_fn names, gradients and errors."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import core
 
@@ -89,3 +90,27 @@ def compare(torch, fn, arrays=(), *, grad=True, msg=True, names=True, rtol=1e-5,
             assert a.grad is not None, "no gradient reached a core input"
             assert_tensor_equal(a.grad, b.grad, rtol=1e-4, atol=1e-5)
     return rc
+
+
+def inplace_writes_self(torch, fn, a):
+    """fn(L, y) on a tensor of `a` returns y itself, bumps its version and a view's once, and writes what
+    torch writes."""
+    res = []
+    for L in (core, torch):
+        y = L.tensor(a)
+        v = y[0]
+        r = fn(L, y)
+        assert r is y
+        assert y._version == 1 and v._version == 1
+        res.append(y)
+    np.testing.assert_allclose(res[0]._data, res[1].numpy(), rtol=1e-6)
+
+
+def inplace_on_leaf_refused(torch, fn, a):
+    """fn(L, x) on a leaf that requires grad raises torch's RuntimeError, and runs under no_grad."""
+    for L in (core, torch):
+        x = L.tensor(a, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            fn(L, x)
+        with L.no_grad():
+            fn(L, x)

@@ -2,11 +2,10 @@
 cholesky_ex and svd write into out= with each op's dtype rule."""
 from __future__ import annotations
 
-import warnings
 
 import pytest
 
-from agreement import agree
+from agreement import out_agrees, tuple_out_agrees
 
 
 _A = [[4.0, 1.0], [1.0, 3.0]]
@@ -32,25 +31,11 @@ LINALG_TUPLE_OUT = {
 @pytest.mark.parametrize("name", sorted(LINALG_OUT))
 def test_linalg_out(torch, name, dtype):
     """linalg ops write into out= (core ignored it) with each op's dtype rule: exact or castable."""
-    def fn(m):
-        o = m.empty(0, dtype=getattr(m, dtype))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = LINALG_OUT[name](m, o)
-        assert r is o
-        return o
-    agree(torch, fn)
+    out_agrees(torch, LINALG_OUT[name], dtype)
 
 
 @pytest.mark.parametrize("which", [0, 1])
 @pytest.mark.parametrize("name", sorted(LINALG_TUPLE_OUT))
 def test_linalg_tuple_out(torch, name, which):
     fn, dts = LINALG_TUPLE_OUT[name]
-
-    def run(m):
-        o = tuple(m.empty(0, dtype=getattr(m, d)) for d in dts[which])
-        r = fn(m, o)
-        assert all(a is b for a, b in zip(r, o)) and type(r).__name__.endswith("_out")
-        # eigenvectors, Q and U carry LAPACK's sign conventions: compared through eigenvalues, R, S, L
-        return o[0] if name == "eigh" else o[1] if name in ("qr", "svd", "lu") else o
-    agree(torch, run)
+    tuple_out_agrees(torch, name, fn, dts[which])
