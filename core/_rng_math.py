@@ -8,36 +8,43 @@ import math
 import numpy as np
 
 _F = np.float32
-_TIE_MASK = np.uint64((1 << 29) - 1)
-_TIE = np.uint64(1 << 28)
+_SHIFT = np.uint64(35)
+_IMIN = np.iinfo(np.int64).min
 
 
 def fma32(a, b, c):
     """float32 a * b + c rounded once. The product is exact in float64, so the float64 sum s is
     off only by its own rounding error; rounding s to float32 is then wrong only when s lies
-    exactly half-way between two floats and was inexact: those rare lanes step towards the error."""
+    exactly half-way between two floats and was inexact: those rare lanes move one float64 ulp
+    toward the exact sum before the cast."""
     if np.ndim(a) < np.ndim(b):
         a, b = b, a                          # the product is exact: operand order does not matter
     s = np.asarray(a).astype(np.float64)     # astype then multiply: faster than a casting ufunc
     s *= b
     s += c
-    r = s.astype(_F)
-    tie = (s.view(np.uint64) & _TIE_MASK) == _TIE
-    if tie.any():
-        _fix_ties(r, s, tie, a, b, c)
-    return r
+    # the low 29 bits shifted to the top: a midpoint (1 << 28 there) is int64's minimum, so one min finds it
+    u = np.left_shift(s.view(np.uint64), _SHIFT).view(np.int64)
+    if np.minimum.reduce(u, axis=None) == _IMIN:
+        _fix_ties(s, u == _IMIN, a, b, c)
+    return s.astype(_F)
 
 
-def _fix_ties(r, s, tie, a, b, c):
-    idx = np.nonzero(tie)
+def _fix_ties(s, idx, a, b, c):
+    """Move the midpoints s[idx] one float64 ulp toward a * b + c where the float64 sum was inexact (exact
+    sums on a midpoint, common with short operands, keep the cast's ties-to-even)."""
+    if s.ndim:
+        idx = idx.nonzero()
 
     def lanes(v):
-        return np.float64(v) if np.ndim(v) == 0 else np.asarray(v, np.float64)[idx]
-    st, err = _two_sum(lanes(a) * lanes(b), lanes(c))     # st == s[idx]; err: what the float64 sum dropped
-    down = st.astype(_F)
-    down = np.where(down.astype(np.float64) > st, np.nextafter(down, _F(-np.inf)), down)
-    up = np.nextafter(down, _F(np.inf))
-    r[idx] = np.where(err > 0, up, np.where(err < 0, down, r[idx]))
+        if np.ndim(v) == 0:
+            return np.float64(v)
+        return (v if v.shape == s.shape else np.broadcast_to(v, s.shape))[idx].astype(np.float64)
+    si = s[idx]
+    cc = lanes(c)
+    z = si - cc
+    err = (cc - (si - z)) + (lanes(a) * lanes(b) - z)      # TwoSum: a * b + c == si + err exactly
+    if err.any():
+        s[idx] = np.where(err > 0, np.nextafter(si, np.inf), np.where(err < 0, np.nextafter(si, -np.inf), si))
 
 
 def _two_sum(a, b):

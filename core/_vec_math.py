@@ -115,6 +115,7 @@ class _Fma32:
 
 
 _EXPF_LO, _EXPF_HI = _F(-104), _F(100)
+_EXPF_NO_OVERFLOW = _F(88)     # exp(88) < float32's max: no lane overflows (underflow warnings are off by default)
 
 
 def _midpoints(p):
@@ -178,8 +179,11 @@ def _expf_block(d):
         return d.copy()
     shape = d.shape
     d = d.ravel()
+    lo, hi = np.minimum.reduce(d), np.maximum.reduce(d)
+    if lo >= _EXPF_LO and hi <= _EXPF_NO_OVERFLOW:      # NaN fails both; nothing overflows: no errstate needed
+        return _expf_fast(d).reshape(shape)
     with np.errstate(all="ignore"):
-        if np.minimum.reduce(d) >= _EXPF_LO and np.maximum.reduce(d) <= _EXPF_HI:     # NaN fails both
+        if lo >= _EXPF_LO and hi <= _EXPF_HI:
             return _expf_fast(d).reshape(shape)
         # lanes out of range (a masked -inf logit) or NaN: computed on a clipped copy, then overwritten as
         # _expf_exact overwrites them
@@ -260,8 +264,7 @@ def _logf_normal(d):
     scaling and special values, the polynomial's two FMAs unchecked and checked together (lanes where a float64
     sum lies on a float32 midpoint, about one in 200 near 1, are recomputed by _logf_exact)."""
     e = np.multiply(d, _F43).view(_I32)
-    e >>= 23
-    e &= 0xFF
+    e >>= 23                                           # d > 0: no sign bit to mask off
     e -= 0x7F
     m = (d.view(_I32) - (e << 23)).view(_F)            # + ((-e) << 23): the same bits modulo 2**32
     ef = e.astype(_D)
@@ -270,14 +273,21 @@ def _logf_normal(d):
     hi -= sx
     hi += _D(_LN2F_LO) * ef
     sy = hi.astype(_F)
-    nx, ny = _two_sum(_F(-1), m)
-    dx, dy = _two_sum(_F(1), m)
+    # m in [0.75, 1.5): m - 1 is exact (Sterbenz), so dfadd2(-1, m)'s low part is 0, and 1 + m's error is
+    # Fast2Sum's (1's exponent is m's or above): the same values as TwoSum in fewer operations
+    nx = m - _F(1)
+    dx = m + _F(1)
+    dy = dx - _F(1)
+    np.subtract(m, dy, dy)
     t = _F(1) / dx
     t64 = t.astype(_D)
     xs = nx * t
     u = (t64 * nx - xs).astype(_F)
     v = (-(dy * t64) + (1.0 - dx * t64)).astype(_F)
-    xy = (xs.astype(_D) * v + (ny * t64 + u)).astype(_F)
+    xy = xs.astype(_D)
+    xy *= v
+    xy += u
+    xy = xy.astype(_F)
     x2 = xs * xs
     p = np.empty((2, d.size), _D)
     np.multiply(x2, _LOGF_T[0], p[0])                  # as _Fma32 with two float32 operands: a float32 product

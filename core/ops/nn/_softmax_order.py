@@ -76,11 +76,11 @@ def softmax(x, dim):
     outer, n, inner = x3.shape
     if inner == 1:
         x2 = x3.reshape(outer, n)
-        e = vm.vexp(x2 - np.max(x2, 1, keepdims=True))
+        e = vm.vexp(x2 - np.maximum.reduce(x2, 1, keepdims=True))
         s = vm.reduce_sum_rows(e, vm.lanes(x.dtype))
         e *= (np.ones_like(s) / s)[:, None]
         return e.reshape(shape)
-    e = _exp_split(x3 - np.max(x3, 1, keepdims=True), _vector_end(inner, n, x.dtype, False))
+    e = _exp_split(x3 - np.maximum.reduce(x3, 1, keepdims=True), _vector_end(inner, n, x.dtype, False))
     e /= _seq_sum(e)[:, None]
     return e.reshape(shape)
 
@@ -92,11 +92,11 @@ def log_softmax(x, dim):
     outer, n, inner = x3.shape
     if inner == 1:
         x2 = x3.reshape(outer, n)
-        d = x2 - np.max(x2, 1, keepdims=True)
+        d = x2 - np.maximum.reduce(x2, 1, keepdims=True)
         s = vm.reduce_sum_rows(vm.vexp(d), vm.lanes(x.dtype))
         d -= vm.vlog(s)[:, None]
         return d.reshape(shape)
-    d = x3 - np.max(x3, 1, keepdims=True)
+    d = x3 - np.maximum.reduce(x3, 1, keepdims=True)
     s = _seq_sum(_exp_split(d, _vector_end(inner, n, x.dtype, True)))
     d -= vm.vlog(s)[:, None]
     return d.reshape(shape)
