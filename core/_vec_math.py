@@ -240,6 +240,8 @@ _FLT_MIN = _F(np.finfo(_F).tiny)
 _LN2F_HI, _LN2F_LO = _F(0.69314718246459960938), _F(-1.904654323148236017e-09)
 _LOGF_T = tuple(_F(v) for v in (0.3027294874, 0.3996108174, 0.6666694880))
 _F43 = _F(1.0) / _F(0.75)
+_LOGF_ROUND = (_D(1.5 * 2.0 ** 27), _D(1.5 * 2.0 ** 28))     # binades [0.25, 0.5) and [0.5, 1)
+_LOGF_STEPS = (_D(_LOGF_T[1]) + _LOGF_ROUND[0], _D(_LOGF_T[2]) + _LOGF_ROUND[1])
 
 
 def _two_sum(a, b):
@@ -293,24 +295,23 @@ def _logf_normal(d):
     xy += u
     xy = xy.astype(_F)
     x2 = xs * xs
-    p = np.empty((2, d.size), _D)
-    np.multiply(x2, _LOGF_T[0], p[0])                  # as _Fma32 with two float32 operands: a float32 product
-    p[0] += _LOGF_T[1]
-    tt = p[0].astype(_F)
-    np.multiply(tt, x2, p[1], dtype=_D)
-    p[1] += _LOGF_T[2]
-    mid = _midpoints(p)
-    np.copyto(tt, p[1], casting="same_kind")
+    # the polynomial's two FMAs: x2 in [0, 0.041] keeps the first in [0.399, 0.412] and the second in
+    # [0.666, 0.684], one binade each, so a constant rounds each sum once onto float32's grid (see _expf_fast)
+    x2d = x2.astype(_D)
+    tt = np.multiply(x2d, _D(_LOGF_T[0]))
+    tt += _LOGF_STEPS[0]
+    tt -= _LOGF_ROUND[0]
+    tt *= x2d
+    tt += _LOGF_STEPS[1]
+    tt -= _LOGF_ROUND[1]
+    tt = tt.astype(_F)
     x2x, x2y = xs * _F(2), xy * _F(2)
     r = sx + x2x
     ry = (((sx - r) + x2x) + sy) + x2y
     w = (x2 * xs) * tt
     r2 = r + w
     ry2 = ((r - r2) + w) + ry
-    out = r2 + ry2
-    if mid is not None:
-        out[mid] = _logf_exact(d[mid])
-    return out
+    return r2 + ry2
 
 
 def _logf_exact(d):
