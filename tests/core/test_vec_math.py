@@ -73,7 +73,7 @@ _LOGF_MIDPOINT_SUMS_OF = (-3.801393985748291, -1.2308878898620605, -1.2424268722
                           -0.1264733076095581)
 
 
-def test_fast_paths_take_the_midpoint_lanes_and_stay_torchs(torch):
+def test_fast_paths_meet_float32_midpoints_and_stay_torchs(torch):
     torch.set_num_threads(1)
     rng = np.random.default_rng(2)
     x = np.concatenate([np.array(_EXPF_MIDPOINT_INPUTS, np.float32), -np.abs(rng.standard_normal(37) * 9)]).astype(np.float32)
@@ -91,7 +91,9 @@ def test_fast_paths_take_the_midpoint_lanes_and_stay_torchs(torch):
         vm._midpoints = mids
     if _cpu.capability() == "default":
         pytest.skip("the DEFAULT build maps std::exp / std::log")
-    assert flagged[0] is not None and flagged[-1] is not None       # both fast paths met midpoint lanes
+    # expf's last FMA met midpoint lanes; logf's normal path rounds its FMAs once (no midpoint check), and the
+    # sums that were float64 midpoints in its former emulation still give torch's bits below
+    assert len(flagged) == 1 and flagged[0] is not None
     s = ex[:, 0] + ex[:, 1]
     mine = ex * (np.ones_like(s) / s)[:, None]
     assert np.array_equal(mine.view(np.uint32), torch.softmax(torch.from_numpy(rows), 1).numpy().view(np.uint32))
