@@ -4,7 +4,7 @@ straight-line NumPy sequence giving core's (torch's) bits, timed beside core and
 
 Each floor first asserts that it gives core's bits; then CPU time (time.thread_time) of interleaved rounds, medians.
 Rows: SGD.step (momentum) and Adam.step on the 784-256-10 MLP's parameters, the ordered sum of 1M float32, a
-(32, 64) -> (64,) bias-gradient sum.
+(32, 64) -> (64,) bias-gradient sum, cross_entropy 64x10 forward + backward.
 
     python scripts/bench_exact_floors.py
 """
@@ -95,6 +95,34 @@ def sum_floor(x):
     return f
 
 
+def ce_floor(x, t):
+    """cross_entropy (mean) forward + backward on (N, C) float32 logits, straight line: ATen's log_softmax kernel
+    (SLEEF's expf / logf emulated, its lane order), nll_loss's mean of the picked terms in its order, the one-hot
+    gradient and log_softmax's backward kernel: the exact kernels without a graph around them."""
+    from core.ops.nn import _softmax_order as so
+    from core.ops.nn.loss import _ce_reduce
+    rows, scale = np.arange(t.shape[0]), -(np.float32(1) / np.float32(t.shape[0]))
+
+    def f():
+        with np.errstate(all="ignore"):
+            o = so.log_softmax(x, 1)
+            loss = _ce_reduce(o[rows, t], "mean", x.dtype)
+            g = np.zeros_like(x)
+            g[rows, t] = scale
+            return loss, so.log_softmax_backward(g, o, 1)
+    return f
+
+
+def ce_step(lib, x, t):
+    X, T = lib.tensor(x, requires_grad=True), lib.tensor(t)
+
+    def f():
+        X.grad = None
+        lib.nn.functional.cross_entropy(X, T).backward()
+        return X
+    return f
+
+
 def lib_step(lib, cls, ps, gs, **kw):
     ts = [lib.tensor(p.copy(), requires_grad=True) for p in ps]
     for t, g in zip(ts, gs):
@@ -125,6 +153,11 @@ def rows(torch):
                                     "floor": lambda: np.add.reduce(np.add.reduce(g3, 1), 0, None, None, False, zero),
                                     "np.sum": lambda: np.add.reduce(g, 0)},
     }
+    logits = np.random.default_rng(3).standard_normal((64, 10)).astype(np.float32)
+    target = np.random.default_rng(4).integers(0, 10, 64)
+    out["cross_entropy 64x10 fwd+bwd"] = {"core": ce_step(core, logits, target), "floor": ce_floor(logits, target)}
+    assert out["cross_entropy 64x10 fwd+bwd"]["floor"]()[1].tobytes() == \
+        out["cross_entropy 64x10 fwd+bwd"]["core"]().grad.numpy().tobytes()
     assert out["sum 1M float32"]["floor"]().tobytes() == np.asarray(torch_sum(x, (0, 1))).tobytes()
     assert out["bias sum (32,64)->(64,)"]["floor"]().tobytes() == np_sum_to_shape(g, (64,)).tobytes()
     if torch is not None:
@@ -133,6 +166,7 @@ def rows(torch):
         out["Adam.step 784-256-10"]["torch"] = lib_step(torch, "Adam", ps, gs, lr=1e-3)[0]
         out["sum 1M float32"]["torch"] = tx.sum
         out["bias sum (32,64)->(64,)"]["torch"] = lambda: tg.sum(0)
+        out["cross_entropy 64x10 fwd+bwd"]["torch"] = ce_step(torch, logits, target)
     return out
 
 
