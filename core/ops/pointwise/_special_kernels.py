@@ -33,41 +33,56 @@ _I_SERIES_MAX = 15.0
 
 
 def _i_scaled_large(ax, nu):
-    """exp(-x) I_nu(x) for x > 15 from the asymptotic series (terms shrink below 1e-13 there)."""
-    total = np.zeros_like(ax)
-    for k, a in enumerate(_asym_coeffs(nu, 30)):
-        total = total + (-1) ** k * a / ax ** k
+    """exp(-x) I_nu(x) for x > 15 from the asymptotic series (terms shrink below 1e-13 there), by Horner's
+    scheme in 1/x."""
+    t = 1.0 / ax
+    coeffs = _asym_coeffs(nu, 30)
+    total = np.full_like(ax, (-1) ** (len(coeffs) - 1) * coeffs[-1])
+    for k in range(len(coeffs) - 2, -1, -1):
+        total *= t
+        total += (-1) ** k * coeffs[k]
     return total / np.sqrt(2 * np.pi * ax)
 
 
 def _i1_series(x):
     """I1(x) by its power series (positive terms: accurate for |x| <= 15)."""
     h = x / 2
+    h2 = h * h
     term = h.copy()
     total = term.copy()
     for k in range(1, 60):
-        term = term * h * h / (k * (k + 1))
-        total = total + term
+        term *= h2
+        term /= k * (k + 1)
+        total += term
     return total
+
+
+def _by_range(ax, small, f_small, f_large):
+    """f_small on the elements where `small`, f_large on the others (NaN among them), each on its part only."""
+    out = np.empty_like(ax)
+    if small.all():
+        out[...] = f_small(ax)
+        return out
+    big = ~small
+    out[small] = f_small(ax[small])
+    out[big] = f_large(ax[big])
+    return out
 
 
 def i0e(x):
     """exp(-|x|) I0(x): NumPy's i0 (Cephes) scaled, the asymptotic series beyond |x| = 15."""
     ax = np.abs(_f64(x))
-    small = ax <= _I_SERIES_MAX
-    s = np.i0(np.where(small, ax, 0.0)) * np.exp(-np.where(small, ax, 0.0))
-    return np.where(small, s, _i_scaled_large(np.where(small, 16.0, ax), 0))
+    return _by_range(ax, ax <= _I_SERIES_MAX, lambda a: np.i0(a) * np.exp(-a), lambda a: _i_scaled_large(a, 0))
 
 
 def i1e(x):
     """exp(-|x|) I1(x) (odd)."""
     x = _f64(x)
     ax = np.abs(x)
-    small = ax <= _I_SERIES_MAX
-    xs = np.where(small, x, 0.0)
-    s = _i1_series(xs) * np.exp(-np.abs(xs))
-    big = np.sign(x) * _i_scaled_large(np.where(small, 16.0, ax), 1)
-    return np.where(np.isnan(x), np.nan, np.where(small, s, big))
+    r = _by_range(ax, ax <= _I_SERIES_MAX, lambda a: _i1_series(a) * np.exp(-a), lambda a: _i_scaled_large(a, 1))
+    np.copysign(r, x, out=r)
+    r[x == 0] = 0.0             # I1(-0) is +0 in torch (Cephes' polynomial)
+    return np.where(np.isnan(x), np.nan, r)
 
 
 def i1(x):
