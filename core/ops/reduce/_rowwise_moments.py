@@ -340,13 +340,13 @@ def _group_stats(rows, eps):
     return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(rows.dtype)
 
 
-def stats(x, nrows, eps, kind):
-    """(mean, rstd) of x read as nrows rows, as layer_norm ('layer') or group_norm's contiguous kernel ('group')
-    saves them; None for a dtype not modelled."""
+def stats(x, nrows, eps):
+    """(mean, rstd) of x read as nrows rows, as layer_norm saves them (group_norm's kernels return theirs with
+    the output); None for a dtype not modelled."""
     if not _modelled(x.dtype) or not x.size:
         return None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return (_layer_stats if kind == "layer" else _group_stats)(x.reshape(nrows, -1), eps)
+        return _layer_stats(x.reshape(nrows, -1), eps)
 
 
 def _modelled(dt):

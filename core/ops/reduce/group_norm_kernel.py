@@ -11,6 +11,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
+from ...tensor import Tensor
 from . import _group_norm_backward as _backward
 from . import _group_norm_channels_last as _channels_last
 from . import _rowwise_moments as _moments
@@ -72,7 +73,7 @@ class NativeGroupNormBackward0(Op):
             kernel = _channels_last if _channels_last.is_channels_last(xd) else _backward
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                 gi, gw, gb = kernel.backward(g._data, xd, mean, rstd, wd, groups, need)
-            return (*(None if a is None else type(x)._make(a) for a in (gi, gw, gb)), None, None)
+            return (*(None if a is None else Tensor._make(a) for a in (gi, gw, gb)), None, None)
         n = x.shape[0]
         xg = x.reshape(n, groups, x.numel() // max(n * groups, 1))   # -1 cannot be inferred for n == 0
         mean = xg.mean(-1, keepdim=True)
