@@ -40,8 +40,6 @@ NO_OPS_NO_TEST_FILE = {
                                      "test_getitem_setitem.py",
     "core/ops/indexing/getitem.py": "Tensor.__getitem__: tests/core/ops/indexing/test_getitem_setitem.py",
     "core/ops/indexing/setitem.py": "Tensor.__setitem__: tests/core/ops/indexing/test_getitem_setitem.py",
-    "core/ops/reduce/group_norm_kernel.py": "group_norm's kernel node: tests/core/ops/nn/test_norm_bitwise.py and op_db's "
-                                            "nn.functional.group_norm and native_group_norm runs",
     "core/ops/indexing/kernels.py": "the kernels of the indexing ops: every indexing op's test and op_db run",
 }
 

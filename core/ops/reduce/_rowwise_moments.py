@@ -340,25 +340,19 @@ def _group_stats(rows, eps):
     return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(rows.dtype)
 
 
-def stats(x, nrows, eps, kind):
-    """(mean, rstd) of x read as nrows rows, as layer_norm ('layer') or group_norm ('group') saves them; None
-    for a dtype or layout not modelled."""
-    if not _modelled(x.dtype) or not x.size or (kind == "group" and _channels_last(x)):
+def stats(x, nrows, eps):
+    """(mean, rstd) of x read as nrows rows, as layer_norm saves them (group_norm's kernels return theirs with
+    the output); None for a dtype not modelled."""
+    if not _modelled(x.dtype) or not x.size:
         return None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return (_layer_stats if kind == "layer" else _group_stats)(x.reshape(nrows, -1), eps)
+        return _layer_stats(x.reshape(nrows, -1), eps)
 
 
 def _modelled(dt):
     """float32 / float64 on a CPU whose ATen kernels are the AVX2 build (REGISTER_DISPATCH kernels stay AVX2 on
     AVX512 CPUs); the default build has no fused multiply-adds: not modelled."""
     return dt in (np.float32, np.float64) and _cpu.capability() != "default"
-
-
-def _channels_last(x):
-    """A 4-D / 5-D array laid out channels last (torch's suggest_memory_format): ATen's group_norm then runs
-    ComputeMomentsChannelsLast, not modelled."""
-    return x.ndim in (4, 5) and not x.flags.c_contiguous and np.moveaxis(x, 1, -1).flags.c_contiguous
 
 
 def layer_norm(x, ndim_norm, eps, weight, bias):
@@ -385,11 +379,11 @@ def layer_norm(x, ndim_norm, eps, weight, bias):
 def group_norm(x, groups, eps, weight, bias):
     """GroupNormKernelImplInternal (contiguous memory format): moments per (sample, group) row, rstd = 1 /
     sqrt(max(var, 0) + eps) in double rounded to T; no affine: (x - mean) * rstd; else per channel scale = rstd *
-    gamma, bias = fma(-scale, mean, beta), out = fma(x, scale, bias). None when not modelled."""
+    gamma, bias = fma(-scale, mean, beta), out = fma(x, scale, bias): (out, mean, rstd) with one mean and rstd per
+    row, or None when not modelled. x is read as C-contiguous (torch's input.contiguous()); channels-last input
+    runs another kernel (_group_norm_channels_last)."""
     dt = x.dtype
     if not _modelled(dt) or not x.size:
-        return None
-    if _channels_last(x):
         return None
     n, c = x.shape[:2]
     rows = x.reshape(n * groups, -1)
@@ -397,7 +391,7 @@ def group_norm(x, groups, eps, weight, bias):
         mean, rstd = _group_stats(rows, eps)
         xc = x.reshape(n, c, -1)
         if weight is None and bias is None:
-            return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
+            return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape), mean, rstd
         per = c // groups
         mc = np.repeat(mean.reshape(n, groups), per, 1)
         rc = np.repeat(rstd.reshape(n, groups), per, 1)
@@ -405,7 +399,7 @@ def group_norm(x, groups, eps, weight, bias):
         beta = np.zeros(c, dt) if bias is None else bias.astype(dt, copy=False)
         shift = _fma.fma(-scale, mc, np.broadcast_to(beta, scale.shape), dt)
         out = _fma.fma(xc, scale[:, :, None], shift[:, :, None], dt)
-    return out.reshape(x.shape)
+    return out.reshape(x.shape), mean, rstd
 
 
 # -- layer_norm backward (layer_norm_backward_frame) ------------------------------------------------------
