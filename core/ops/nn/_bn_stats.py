@@ -2,7 +2,8 @@
 float32 / float64 inputs laid out C-contiguously:
 
 - image size > 1 (batch_norm_cpu_collect_stats_contiguous_impl): per channel, sum in at::acc_type (double)
-  over (n, i) in order, mean = (T)(sum / N); var_sum = sum in double of (T)((x - mean) * (x - mean));
+  over (n, i) in order, mean = (T)(sum / N); var_sum = sum in double of (T)((x - mean) * (x - mean)) (float64
+  with an odd image size: the last step of each image row fused, fma(x - mean, x - mean, var_sum));
 - image size 1, e.g. (N, C) (the channels-last impl): per channel a T buffer adds the rows in order, mean =
   (T)((double)sum / N); var_sum: buffer = fma(x - mean, x - mean, buffer) row by row (the vectorised
   y + (x - mean) * (x - mean), contracted), in T;
@@ -15,6 +16,7 @@ import numpy as np
 
 from ... import _sum_order
 from ..pointwise import _fma
+from ..reduce import _rowwise_moments
 
 _F64 = np.float64
 
@@ -29,25 +31,26 @@ def _rows_fold(a):
     return np.add.accumulate(a, 0)[-1]
 
 
-def _fma_rows(d, dt):
-    """buf = fma(d[k], d[k], buf) for k in order, in dtype dt. float32: the float64 sum of buf and the exact
-    square, rounded to float32, two NumPy calls a row; the float64 sums are kept, and if any sits on a float32
-    midpoint (double rounding may then differ from one rounding) the rows run again through _fma.fma."""
+def _fma_rows(p, q, dt):
+    """buf = fma(p[k], q[k], buf) for k in order, in dtype dt. float32: each row the float64 sum of buf and the exact
+    product, stored (rounded) into the next float32 row of a table of the buffers; the float64 sums are
+    then formed again at once, and if any sits on a float32 midpoint (double rounding may then differ from one
+    rounding) the rows run again through _fma.fma."""
     if dt == np.float32:
-        sq = d.astype(_F64)
-        sq *= sq
-        sums = np.empty_like(sq)
-        buf = np.zeros(d.shape[1], dt)
-        add, copyto = np.add, np.copyto
-        for k in range(d.shape[0]):
-            add(buf, sq[k], out=sums[k])
-            copyto(buf, sums[k], casting="unsafe")
-        low = np.bitwise_and(sums.view(np.uint64), _fma._LOW29)
+        prods = p.astype(_F64)
+        prods *= q
+        bufs = np.zeros((p.shape[0] + 1, p.shape[1]), dt)
+        for k in range(p.shape[0]):
+            bufs[k + 1] = bufs[k] + prods[k]
+        prods += bufs[:-1]
+        low = np.bitwise_and(prods.view(np.uint64), _fma._LOW29)
         if not (low == _fma._MID).any():
-            return buf
-    buf = np.zeros(d.shape[1], dt)
-    for k in range(d.shape[0]):
-        buf = _fma.fma(d[k], d[k], buf, dt)
+            return bufs[-1].copy()
+    elif p.shape[0] > 1 and (buf := _rowwise_moments._fma_rows64(p, q)) is not None:
+        return buf
+    buf = np.zeros(p.shape[1], dt)
+    for k in range(p.shape[0]):
+        buf = _fma.fma(p[k], q[k], buf, dt)
     return buf
 
 
@@ -82,15 +85,33 @@ def train_moments(x, eps):
         s = _rows_fold(rows.astype(_F64))
         mean = (s / n).astype(dt)
         d = rows - mean
-        var_sum = _rows_fold((d * d).astype(_F64)).astype(dt)
+        if dt == np.float64 and image % 2:
+            var_sum = _odd_image_squares(d, x.shape[0], image)
+        else:
+            var_sum = _rows_fold((d * d).astype(_F64)).astype(dt)
     else:
         rows = x.reshape(-1, c)
         s = _rows_fold(rows)
         mean = (s.astype(_F64) / n).astype(dt)
-        var_sum = _fma_rows(rows - mean, dt)
+        d = rows - mean
+        var_sum = _fma_rows(d, d, dt)
     var = var_sum / dt.type(n)
     invstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(dt)
     return mean, invstd, var_sum.astype(_F64), True
+
+
+def _odd_image_squares(d, n, image):
+    """float64 var_sum over rows d in (n, i) order for an odd image size: GCC's build pairs the loop over i two
+    by two (products rounded, added in order) and contracts the last, odd element's step: fma(d, d, acc)."""
+    c = d.shape[1]
+    blocks = d.reshape(n, image, c)
+    buf = np.empty((image, c))
+    acc = np.zeros(c)
+    for k in range(n):
+        buf[0] = acc
+        np.multiply(blocks[k, :-1], blocks[k, :-1], out=buf[1:])
+        acc = _fma.fma(blocks[k, -1], blocks[k, -1], _rows_fold(buf), np.float64)
+    return acc
 
 
 def _strided_moments(x, eps):
