@@ -133,17 +133,36 @@ def _channels_last_impl(g, x, mean, invstd, w, train, need):
     return gi, dotp * invstd, s
 
 
+def _order_free_sum(g, dims):
+    """g's sum over dims when every partial sum in any order is exact in g's dtype (all values multiples of one power
+    of two 2**q, the sum of their magnitudes below 2**(mantissa bits + q): the ones y.sum() sends back, expanded
+    with zero strides, which at::sum reads in an order not modelled here), else None."""
+    v = np.abs(g[tuple(slice(0, 1) if st == 0 else slice(None) for st in g.strides)]).astype(_F64).ravel()
+    v = v[v != 0]
+    if not v.size:
+        return np.sum(g, dims)
+    if not np.isfinite(v).all():
+        return None
+    m, e = np.frexp(v)
+    mi = (m * 2.0 ** 53).astype(np.int64)
+    q = int((e - 53 + np.frexp((mi & -mi).astype(_F64))[1] - 1).min())
+    bits = np.finfo(g.dtype).nmant + 1
+    if np.sum(np.abs(g), dtype=_F64) * 2.0 ** -q >= 2.0 ** (bits - 1):
+        return None
+    return np.sum(g, dims, dtype=_F64).astype(g.dtype)
+
+
 def _generic(g, x, mean, invstd, w, train, need):
     dt = x.dtype
     c = x.shape[1]
     cnt = x.size // c
-    s = _sum_order.torch_sum(g, {0} | set(range(2, x.ndim)))
-    if s is None:
+    dims = {0} | set(range(2, x.ndim))
+    s = _sum_order.torch_sum(g, dims)
+    if s is None and (s := _order_free_sum(g, tuple(dims))) is None:
         return None
     s = np.asarray(s, dt).reshape(c)
     shape = (1, c) + (1,) * (x.ndim - 2)
-    dims = sorted((d for d in range(x.ndim) if d != 1), key=lambda d: -x.strides[d])
-    order = dims + [1]
+    order = sorted((d for d in range(x.ndim) if d != 1), key=lambda d: -x.strides[d]) + [1]
     xm = x - mean.reshape(shape)
     prods = (xm * g).transpose(order).reshape(cnt, c)
     dotp = _rows_fold(prods.astype(_F64))

@@ -138,3 +138,24 @@ def test_fma_rows_fixes_float32_double_rounding():
     q = np.array([[1], [1 - 2 ** -23]], f)
     assert _fma_rows(p, q, f)[0] == f(1 + 2 ** -23)
     assert f(np.float64(p[0, 0]) + np.float64(p[1, 0]) * np.float64(q[1, 0])) == f(1)   # what double rounding gives
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(64, 16), (2, 8, 6, 6)])
+def test_batch_norm_sum_backward_bits(torch, dtype, shape):
+    """y.sum().backward(): the cotangent is ones expanded with zero strides (not contiguous: ATen's generic path),
+    and the gradient, nearly zero, is all rounding: its bits still match torch's."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        x = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+        w = np.random.default_rng(4).standard_normal(shape[1]).astype(dtype)
+        grads = []
+        for lib in (core, torch):
+            xt, wt = lib.from_numpy(x.copy()).requires_grad_(True), lib.from_numpy(w.copy()).requires_grad_(True)
+            lib.nn.functional.batch_norm(xt, None, None, wt, None, training=True).sum().backward()
+            grads.append([xt.grad.numpy(), wt.grad.numpy()])
+        for a, r in zip(*grads):
+            assert np.array_equal(a.view(f"u{a.itemsize}"), r.view(f"u{r.itemsize}"))
+    finally:
+        torch.set_num_threads(threads)
