@@ -14,7 +14,8 @@ from ._util import _make, _shape, _short, _torch_name
 
 class NativeBatchNormBackward0(Op):
     """Batch norm over every dim but 1; training mode normalises with batch statistics and updates the
-    running stats in place (momentum, unbiased variance), eval mode uses the running stats."""
+    running stats in place (momentum, unbiased variance), eval mode uses the running stats. Statistics,
+    output and gradients follow ATen's CPU kernels bit for bit where modelled (_bn_stats, _bn_backward)."""
 
     grads_per_arg = True
 
