@@ -34,6 +34,8 @@ class NativeBatchNormBackward0(Op):
                                          None if running_var is None else running_var._data,
                                          mean_x, var_sum, x.size // c, momentum, contiguous)   # no version bump, as torch
             w_, b_ = (None if weight is None else weight._data), (None if bias is None else bias._data)
+            params = (weight, bias, running_mean, running_var)     # the contiguous kernel wants them all contiguous
+            contiguous = contiguous and all(t is None or t._data.flags.c_contiguous for t in params)
             out = (_bn_stats.transform(x, mean_x, invstd_x, w_, b_) if contiguous else
                    _bn_stats.transform_strided(x, mean_x, invstd_x, w_, b_))
             ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
@@ -57,7 +59,15 @@ class NativeBatchNormBackward0(Op):
             mean_x = mean.astype(x.dtype)
         else:
             mean_x = running_mean._data.astype(x.dtype, copy=False)
-            invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
+            invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)   # the backward kernels' (double)
+            out = _bn_stats.eval_output(x, running_mean._data, running_var._data,
+                                        None if weight is None else weight._data, None if bias is None else bias._data,
+                                        eps)
+            if out is not None:
+                ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x),
+                                      _make(invstd.astype(x.dtype)))
+                ctx.meta = (training, eps, axes, bshape)
+                return out
             xc = x - mean_x.reshape(bshape)
         scale = invstd.astype(x.dtype)
         if weight is not None:
