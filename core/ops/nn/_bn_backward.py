@@ -6,16 +6,16 @@ and batch_norm_kernel.cpp, one thread, the AVX2 build: 8 floats / 4 doubles a ve
   added as acc + p * q, the partial last one contracted, then the lanes), each added into a double per channel in
   n order; k = (T)dotp * invstd * invstd / N in T, grad_mean = (T)(sum / N) in double, dx = fma(-(x - mean), k,
   dy - grad_mean) * invstd * w;
-- both C-contiguous, image size 1 (batch_norm_cpu_backward_channels_last_impl on the (N, C) rows): sum and dotp
-  are per-channel T buffers, sum += dy and dotp = fma(x - mean, dy, dotp) row by row; k as above, grad_mean =
-  sum / N in T, dx contracted as above on the full vectors of channels, (dy - grad_mean - (x - mean) * k) each
-  step rounded on the last C % V channels;
+- both C-contiguous with image size 1, or both channels last (batch_norm_cpu_backward_channels_last_impl on the
+  (N * H * W, C) rows): sum and dotp are per-channel T buffers, sum += dy and dotp = fma(x - mean, dy, dotp) row
+  by row; k as above, grad_mean = sum / N in T, dx contracted as above on the full vectors of channels,
+  (dy - grad_mean - (x - mean) * k) each step rounded on the last C % V channels;
 - otherwise (the template's generic path, compiled without FMA): sum = at::sum(dy), dotp the double sum of the T
   products (x - mean) * dy in the iterator's order (largest input stride outermost), dx = ((dy - sum / N) -
   (x - mean) * k) * invstd * w, every step rounded.
 grad_weight = (T)(dotp * invstd) (dotp in double, except the channels-last buffer), grad_bias = (T)sum. In
-evaluation mode dx = dy * invstd * w with invstd from the running variance. Channels-last 4-D / 5-D input
-(whose forward statistics are not modelled) and other dtypes return None (the caller's formula).
+evaluation mode dx = dy * invstd * w with invstd from the running variance. Other dtypes return None (the
+caller's formula).
 """
 from __future__ import annotations
 
@@ -23,13 +23,9 @@ import numpy as np
 
 from ... import _sum_order, _vec_math
 from ..pointwise import _fma
-from ._bn_stats import _fma_rows, _rows_fold
+from ._bn_stats import _fma_rows, _rows_fold, channels_last_only, like_input
 
 _F64 = np.float64
-
-
-def _channels_last(a):
-    return a.ndim in (4, 5) and not a.flags.c_contiguous and np.moveaxis(a, 1, -1).flags.c_contiguous
 
 
 _BLOCK = 4096
@@ -108,7 +104,8 @@ def _contiguous_impl(g, x, mean, invstd, w, train, need):
 def _channels_last_impl(g, x, mean, invstd, w, train, need):
     dt = x.dtype
     c = x.shape[1]
-    xr, gr = x.reshape(-1, c), g.reshape(-1, c)
+    moved = np.moveaxis(x, 1, -1).shape
+    xr, gr = np.moveaxis(x, 1, -1).reshape(-1, c), np.moveaxis(g, 1, -1).reshape(-1, c)   # views: (N * H * W, C)
     cnt = xr.shape[0]
     xm = xr - mean
     s = _rows_fold(gr)
@@ -129,7 +126,7 @@ def _channels_last_impl(g, x, mean, invstd, w, train, need):
             t = gr * invstd
         if w is not None:
             t *= w
-        gi = t.reshape(x.shape)
+        gi = np.moveaxis(t.reshape(moved), -1, 1) if channels_last_only(x) else t.reshape(x.shape)
     return gi, dotp * invstd, s
 
 
@@ -188,8 +185,6 @@ def backward(g, x, w, mean, invstd, train, need):
     dt = x.dtype
     if dt not in (np.float32, np.float64) or g.dtype != dt or x.ndim < 2 or not x.size or g.shape != x.shape:
         return None
-    if _channels_last(x):
-        return None
     mean = np.asarray(mean, dt).reshape(-1)
     invstd = np.asarray(invstd, dt).reshape(-1)
     w = None if w is None else np.asarray(w).astype(dt, copy=False).reshape(-1)
@@ -198,9 +193,11 @@ def backward(g, x, w, mean, invstd, train, need):
         if x.flags.c_contiguous and g.flags.c_contiguous:
             impl = _channels_last_impl if x.size == x.shape[0] * x.shape[1] else _contiguous_impl
             out = impl(g, x, mean, invstd, w, train, need)
+        elif channels_last_only(x) and channels_last_only(g):
+            out = _channels_last_impl(g, x, mean, invstd, w, train, need)
         else:
             out = _generic(g, x, mean, invstd, w, train, need)
     if out is None:
         return None
     gi, gw, gb = out
-    return gi if need[0] else None, gw if need[1] else None, gb if need[2] else None
+    return like_input(gi, x) if need[0] else None, gw if need[1] else None, gb if need[2] else None

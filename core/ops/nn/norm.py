@@ -18,6 +18,7 @@ class NativeBatchNormBackward0(Op):
     output and gradients follow ATen's CPU kernels bit for bit where modelled (_bn_stats, _bn_backward)."""
 
     grads_per_arg = True
+    contiguous_output = False       # the output is laid out like the input's suggested memory format
 
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean=None, running_var=None, training=False, momentum=0.1,
@@ -40,7 +41,7 @@ class NativeBatchNormBackward0(Op):
                    _bn_stats.transform_strided(x, mean_x, invstd_x, w_, b_))
             ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
             ctx.meta = (training, eps, axes, bshape)
-            return out
+            return _bn_stats.like_input(out, x)
         if training:
             n = x.size // c if c else 0
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -67,7 +68,7 @@ class NativeBatchNormBackward0(Op):
                 ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x),
                                       _make(invstd.astype(x.dtype)))
                 ctx.meta = (training, eps, axes, bshape)
-                return out
+                return _bn_stats.like_input(out, x)
             xc = x - mean_x.reshape(bshape)
         scale = invstd.astype(x.dtype)
         if weight is not None:
@@ -78,7 +79,7 @@ class NativeBatchNormBackward0(Op):
         # torch's NativeBatchNormBackward0 also saves the running stats (by reference)
         ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd.astype(x.dtype)))
         ctx.meta = (training, eps, axes, bshape)
-        return out
+        return _bn_stats.like_input(out, x)
 
     @staticmethod
     def backward(ctx, g):

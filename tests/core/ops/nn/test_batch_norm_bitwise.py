@@ -184,3 +184,31 @@ def test_batch_norm_strided_parameters_bits(torch, dtype, shape):
             assert outs[0] == outs[1]
     finally:
         torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(4, 6, 5, 7), (3, 5, 2, 2, 3)])
+def test_batch_norm_channels_last_bits(torch, dtype, shape):
+    """Channels-last input: the statistics, output and (with a channels-last cotangent) gradients of ATen's
+    channels-last kernels on the (N * H * W, C) rows, the generic backward for a contiguous cotangent; the output
+    and grad_input laid out channels last, as torch's (values, running statistics and strides compared)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        rng = np.random.default_rng(len(shape))
+        x, g = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        w, b, rm = (rng.standard_normal(shape[1]).astype(dtype) for _ in range(3))
+        for g_channels_last, training in ((True, True), (False, True), (True, False)):
+            outs = []
+            for lib in (core, torch):
+                fmt = lib.channels_last if len(shape) == 4 else lib.channels_last_3d
+                xt = lib.from_numpy(x).contiguous(memory_format=fmt).requires_grad_(True)
+                wt, bt = (lib.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
+                gt = lib.from_numpy(g).contiguous(memory_format=fmt) if g_channels_last else lib.from_numpy(g)
+                rmt, rvt = lib.from_numpy(rm.copy()), lib.from_numpy(np.abs(rm) + 0.5)
+                y = lib.nn.functional.batch_norm(xt, rmt, rvt, wt, bt, training=training, momentum=0.3)
+                gs = lib.autograd.grad(y, [xt, wt, bt], gt)
+                outs.append([y.stride(), gs[0].stride()] + [a.detach().numpy().tobytes() for a in (y, *gs, rmt, rvt)])
+            assert outs[0] == outs[1]
+    finally:
+        torch.set_num_threads(threads)
