@@ -8,15 +8,17 @@ from ...autograd.grad_mode import STATE, no_grad
 from ..registry import export, register
 from ..reduce import _rowwise_moments as _moments
 from ..reduce.group_norm_kernel import NativeGroupNormBackward0
-from . import _bn_stats
+from . import _bn_backward, _bn_stats
 from ._util import _make, _shape, _short, _torch_name
 
 
 class NativeBatchNormBackward0(Op):
     """Batch norm over every dim but 1; training mode normalises with batch statistics and updates the
-    running stats in place (momentum, unbiased variance), eval mode uses the running stats."""
+    running stats in place (momentum, unbiased variance), eval mode uses the running stats. Statistics,
+    output and gradients follow ATen's CPU kernels bit for bit where modelled (_bn_stats, _bn_backward)."""
 
     grads_per_arg = True
+    contiguous_output = False       # the output is laid out like the input's suggested memory format
 
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean=None, running_var=None, training=False, momentum=0.1,
@@ -33,11 +35,13 @@ class NativeBatchNormBackward0(Op):
                                          None if running_var is None else running_var._data,
                                          mean_x, var_sum, x.size // c, momentum, contiguous)   # no version bump, as torch
             w_, b_ = (None if weight is None else weight._data), (None if bias is None else bias._data)
+            params = (weight, bias, running_mean, running_var)     # the contiguous kernel wants them all contiguous
+            contiguous = contiguous and all(t is None or t._data.flags.c_contiguous for t in params)
             out = (_bn_stats.transform(x, mean_x, invstd_x, w_, b_) if contiguous else
                    _bn_stats.transform_strided(x, mean_x, invstd_x, w_, b_))
             ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd_x))
             ctx.meta = (training, eps, axes, bshape)
-            return out
+            return _bn_stats.like_input(out, x)
         if training:
             n = x.size // c if c else 0
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -56,7 +60,15 @@ class NativeBatchNormBackward0(Op):
             mean_x = mean.astype(x.dtype)
         else:
             mean_x = running_mean._data.astype(x.dtype, copy=False)
-            invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
+            invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)   # the backward kernels' (double)
+            out = _bn_stats.eval_output(x, running_mean._data, running_var._data,
+                                        None if weight is None else weight._data, None if bias is None else bias._data,
+                                        eps)
+            if out is not None:
+                ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x),
+                                      _make(invstd.astype(x.dtype)))
+                ctx.meta = (training, eps, axes, bshape)
+                return _bn_stats.like_input(out, x)
             xc = x - mean_x.reshape(bshape)
         scale = invstd.astype(x.dtype)
         if weight is not None:
@@ -67,7 +79,7 @@ class NativeBatchNormBackward0(Op):
         # torch's NativeBatchNormBackward0 also saves the running stats (by reference)
         ctx.save_for_backward(input, weight, running_mean, running_var, _make(mean_x), _make(invstd.astype(x.dtype)))
         ctx.meta = (training, eps, axes, bshape)
-        return out
+        return _bn_stats.like_input(out, x)
 
     @staticmethod
     def backward(ctx, g):
@@ -100,6 +112,10 @@ class NativeBatchNormBackward0(Op):
         x, w, _, _, mean, invstd = ctx.saved_tensors
         training, eps, axes, bshape = ctx.meta
         need = ctx.needs_input_grad
+        exact = _bn_backward.backward(g, x._data, None if w is None else w._data, mean._data, invstd._data,
+                                      training, need)
+        if exact is not None:
+            return exact
         invstd_b = invstd._data.reshape(bshape)
         xhat = (x._data - mean._data.reshape(bshape)) * invstd_b
         gi = gw = gb = None
