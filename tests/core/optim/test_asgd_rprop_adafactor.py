@@ -13,7 +13,7 @@ import pytest
 
 import core
 from conftest import same_error
-from core.optim import _kernels
+from core.optim import _exact, _kernels
 from tests.core.optim.test_bitwise import CONFIGS as BITWISE_CONFIGS
 from tests.core.optim.test_bitwise import Pair, assert_state_bitwise, mkl_sqrt  # noqa: F401  (mkl_sqrt is a fixture)
 
@@ -452,7 +452,7 @@ def test_float64_fma_kernels_match_torch(torch, seed):
     """add_ / lerp_ / addcmul_ on float64 operands spanning many exponents (where multiply-then-add double rounds)
     agree with torch's fused kernels bit for bit."""
     rng = np.random.default_rng(seed)
-    n = _kernels.CHUNK + 1001
+    n = 4 * _exact._CHUNK64 + 1001                     # fma64_'s chunk loop crossed, with a partial chunk
     a, b, c = (rng.standard_normal(n) * np.exp2(rng.integers(-40, 40, n)) for _ in range(3))
     for alpha in (0.37, -1e-3, 3.1):
         x = a.copy()
