@@ -272,7 +272,8 @@ def torch_sum(d, reduced):
 
 _ZEROS = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 # sum_leading's plans for a C-ordered (rows, cols) whose rows are whole 16-row chunks (16 <= rows < 256, whole
-# groups of 4 vectors of columns): (shape, dtype, k) -> ((chunks, 16, cols), the output's 0)
+# groups of 4 vectors of columns): (shape, dtype, k) -> ((chunks, 16, *kept), the output's 0, the kept shape,
+# the C-ordered strides)
 _LEAD_PLANS = {}
 _addred = np.add.reduce
 
@@ -285,12 +286,8 @@ def sum_leading(d, k):
     last 16-row chunk) + acc1 (the chunks' sums, in order), then the output's 0 + partial. That 0 is added
     first here ((0 + a) + b equals 0 + (a + b) bit for bit: adding 0 only turns -0.0 into 0.0)."""
     plan = _LEAD_PLANS.get((d.shape, d.dtype, k))
-    if plan is not None and d.flags.c_contiguous:      # the same two reductions as below, planned once a shape
-        tok = _ERRSTATE.set(_IGNORE)
-        try:
-            return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
-        finally:
-            _ERRSTATE.reset(tok)
+    if plan is not None and d.strides == plan[3]:     # the same two reductions as below, planned once a shape
+        return sum_planned(d, plan)
     dt = d.dtype
     if _VEC_BYTES is not None and (dt == np.float32 or dt == np.float64) and d.flags.c_contiguous:
         rows = 1
@@ -311,7 +308,7 @@ def sum_leading(d, k):
                     return np.add.reduce(block, 0, initial=zero)
                 full = rows >> 4 << 4
                 if full == rows and len(_LEAD_PLANS) < 256:
-                    _LEAD_PLANS[(d.shape, dt, k)] = ((rows >> 4, 16, cols), zero)
+                    _LEAD_PLANS[(d.shape, dt, k)] = ((rows >> 4, 16) + d.shape[k:], zero, d.shape[k:], d.strides)
                 if full == 16:
                     out = np.add.reduce(block[:16], 0, initial=zero)
                 else:
@@ -323,6 +320,19 @@ def sum_leading(d, k):
             finally:
                 _ERRSTATE.reset(tok)
     return torch_sum(d, tuple(range(k)))
+
+
+def sum_planned(d, plan):
+    """sum_leading by a plan of _LEAD_PLANS (d of the plan's shape, dtype and strides), shaped as the kept dims: the
+    chunks' sums, then the output's 0 + their sum; NumPy's warnings off unless the caller (a backward formula)
+    already turned them off."""
+    if _ERRSTATE.get() is _IGNORE:
+        return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
+    tok = _ERRSTATE.set(_IGNORE)
+    try:
+        return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
+    finally:
+        _ERRSTATE.reset(tok)
 
 
 def _torch_sum(d, reduced):

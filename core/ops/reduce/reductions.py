@@ -80,6 +80,7 @@ def _ordered_sum(d, dims, keepdim, npdt):
 
 
 _ALL_DIMS = [frozenset(range(n)) for n in range(9)]
+_NO_KWARGS = {}
 # the dtypes summed in torch's order (none on CPUs whose kernel widths _sum_order does not model)
 _ORDERED = (np.dtype(np.float32), np.dtype(np.float64)) if _sum_order.MODELLED else ()
 _HALF = (np.dtype(np.float16),) if _sum_order.MODELLED else ()
@@ -133,6 +134,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
+        if fdt is not None and type(input) is Tensor and input._requires_grad and STATE.grad_enabled:
+            # loss.sum() on a graph: the node Op.apply would record, without its scan of the arguments
+            return SumBackward0._record((input,), (input, None, keepdim, fdt), _NO_KWARGS)
         return SumBackward0.apply(input, None, keepdim, fdt or _sum_dtype(input, dtype))
     dims = _dims(dim, input._data.ndim)
     if dims is None:   # sum(dim=()) reduces everything, through the dim overload
