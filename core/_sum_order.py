@@ -241,8 +241,10 @@ def _flat(x, vec):
             p = x[:w] if q == 1 else np.add.reduce(x[:q * w].reshape(q, w), 0)
         elif q < 256:                        # chunks of 16 rows (acc1) + leftover rows (acc0): _cascade inlined
             nb = q >> 4
-            p = np.add.reduce(x[:nb * 16 * w].reshape(nb, 16, w), 1)
-            p = np.add.reduce(p, 0) if nb > 1 else p[0]
+            if nb > 1:
+                p = np.add.reduce(np.add.reduce(x[:nb * 16 * w].reshape(nb, 16, w), 1), 0)
+            else:
+                p = np.add.reduce(x[:16 * w].reshape(16, w), 0)
             if q > nb * 16:
                 left = x[nb * 16 * w:q * w].reshape(-1, w)
                 p = (np.add.reduce(left, 0) if len(left) > 1 else left[0]) + p

@@ -92,6 +92,9 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
+        if dims is None and not keepdim and d.dtype == npdt and npdt in _ORDERED and d.flags.c_contiguous and d.size:
+            # loss.sum(): the full sum of a contiguous float tensor, as sum()'s path without a graph
+            return _sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim))
         if npdt in _ORDERED or npdt in _HALF:
             r = _ordered_sum(d, dims, keepdim, npdt)
             if r is not None:
