@@ -272,6 +272,22 @@ def torch_sum(d, reduced):
         _ERRSTATE.reset(tok)
 
 
+def full_sum(d):
+    """torch_sum(d, all dims) for a C-contiguous float32 / float64 d with at least one element (x.sum(), a loss's
+    sum): _torch_sum's first case without its dtype and layout checks, as a 0-dim array."""
+    tok = _ERRSTATE.set(_IGNORE)
+    try:
+        vec = _VEC_BYTES // d.itemsize
+        x = d.reshape(-1)
+        if x.size >= vec:
+            r = _flat(x, vec)
+        else:                                # row_sum's 4 scalar accumulators: x0 + x4.. + x1 + x2 + x3
+            r = np.add.accumulate(x if x.size < 4 else np.concatenate((x[:1], x[4:], x[1:4])))[-1]
+        return np.array(r if r else _ZEROS[d.dtype])
+    finally:
+        _ERRSTATE.reset(tok)
+
+
 _ZEROS = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 # sum_leading's plans for a C-ordered (rows, cols) whose rows are whole 16-row chunks (16 <= rows < 256, whole
 # groups of 4 vectors of columns): (shape, dtype, k) -> ((chunks, 16, *kept), the output's 0, the kept shape,

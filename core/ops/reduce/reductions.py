@@ -94,7 +94,7 @@ class SumBackward1(Op):
         npdt = dt.np
         if dims is None and not keepdim and d.dtype == npdt and npdt in _ORDERED and d.flags.c_contiguous and d.size:
             # loss.sum(): the full sum of a contiguous float tensor, as sum()'s path without a graph
-            return _sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim))
+            return _sum_order.full_sum(d)
         if npdt in _ORDERED or npdt in _HALF:
             r = _ordered_sum(d, dims, keepdim, npdt)
             if r is not None:
@@ -133,7 +133,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if d.dtype in _ORDERED and d.flags.c_contiguous and d.size and \
                 not (input._requires_grad and STATE.grad_enabled):
             # the common call with no graph to record: what Op.apply would run, minus its frames
-            return Tensor._make(_sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim)))
+            return Tensor._make(_sum_order.full_sum(d))
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
