@@ -15,7 +15,7 @@ import numpy as np
 from .._warn import _ERRSTATE, _IGNORE
 from ._exact import _MID, _SHIFT, _fix_ties, _min, fma64_, narrow_, narrow_quiet
 
-__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
+__all__ = ["adam_step32_", "adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
 CHUNK = 1 << 18     # elements per pass: a 784x256 weight is one chunk (32k-element chunks cost 15-25% in calls)
 _local = threading.local()
@@ -75,7 +75,7 @@ def fma_(out, a, b, c):
     if dt == np.float64:
         return fma64_(out, a, b, c)
     if (dt is _F32 and c is out and type(a) is np.ndarray and a.dtype is _F32 and type(b) is np.float32
-            and out.size <= CHUNK and out.flags.c_contiguous and a.flags.c_contiguous and a.shape == out.shape):
+            and 0 < out.size <= CHUNK and out.flags.c_contiguous and a.flags.c_contiguous and a.shape == out.shape):
         return _fma_small(out, a, b)
     flats = _flat(out, a, b, c)
     if flats is None:
@@ -250,6 +250,42 @@ def adam_update_(param, exp_avg, v, bias_correction2_sqrt, eps, step_size):
     finally:
         _ERRSTATE.reset(tok)
     return param
+
+
+def adam_step32_(p, g, m, v, weight1, beta2, value2, bias_correction2_sqrt, eps, step_size):
+    """Adam's arithmetic on one parameter as adam() runs it (m.lerp_(g, weight1); v.mul_(beta2).addcmul_(g, g,
+    value2); adam_update_), for C-ordered float32 arrays of the same shape and at most CHUNK elements: the same
+    NumPy operations in the same order as those kernels' one-chunk loops, without their per-call layers (a
+    small parameter's step was mostly those)."""
+    n = p.size
+    b64, b32, u64, m8 = _buffers(n)
+    fp, fg, fm, fv = p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1)
+    bb, d, u, mk = b64[:n], b32[:n], u64[:n], m8[:n]
+    w = np.float32(weight1)
+    coeff, base = (w, fm) if abs(weight1) < 0.5 else (w - np.float32(1), fg)
+    copyto, multiply, add, divide = np.copyto, np.multiply, np.add, np.divide
+    tok = _ERRSTATE.set(_IGNORE)    # overflow, 0 / 0 and x / 0 are silent, as torch's step
+    try:
+        np.subtract(fg, fm, out=d)                      # m.lerp_(g, weight1): one FMA from d = g - m
+        copyto(bb, d)
+        multiply(bb, coeff, out=bb)
+        add(bb, base, out=bb)
+        narrow_quiet(fm, bb, d, coeff, base, u, mk)
+        multiply(fv, np.float32(beta2), out=fv)         # v.mul_(beta2)
+        multiply(fg, np.float32(value2), out=d)         # .addcmul_(g, g, value2): fma(value2 * g, g, v)
+        copyto(bb, d)
+        multiply(bb, fg, out=bb)
+        add(bb, fv, out=bb)
+        narrow_quiet(fv, bb, d, fg, fv, u, mk)
+        den = sqrt(fv, out=d)                           # adam_update_
+        divide(den, np.float32(bias_correction2_sqrt), out=den)
+        add(den, np.float32(eps), out=den)
+        q = multiply(fm, np.float32(-step_size), out=b64.view(np.float32)[:n])
+        divide(q, den, out=q)
+        add(fp, q, out=fp)
+    finally:
+        _ERRSTATE.reset(tok)
+    return p
 
 
 def sqrt(x, out=None):

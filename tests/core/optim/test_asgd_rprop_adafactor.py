@@ -353,17 +353,26 @@ def test_swap_in_optimizer_params_and_state_like_torch(torch):
 @pytest.mark.parametrize("name", list({**BITWISE_CONFIGS, **CONFIGS}))
 def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt, name):
     """A 0-dim parameter (NumPy turns 0-dim results into scalars) next to a 2-element one, every optimizer
-    configuration, bit for bit."""
+    configuration, bit for bit; then with an empty parameter too (Adafactor's RMS divides by its size: torch's
+    ZeroDivisionError)."""
     cls, kwargs = {**BITWISE_CONFIGS, **CONFIGS}[name]
-    res = []
-    for lib in (core, torch):
-        ws = [lib.tensor(1.5, requires_grad=True), lib.tensor([0.3, -0.2], requires_grad=True)]
-        opt = getattr(lib.optim, cls)(ws, **kwargs)
-        for g in (0.5, -0.25, 0.125, 0.3):
-            ws[0].grad, ws[1].grad = lib.tensor(g), lib.tensor([g, -g])
-            opt.step()
-        res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
-    assert res[0] == res[1]
+    for empty in (False, True):
+        res = []
+        for lib in (core, torch):
+            ws = [lib.tensor(1.5, requires_grad=True), lib.tensor([0.3, -0.2], requires_grad=True)]
+            ws += [lib.zeros(0, requires_grad=True)] if empty else []
+            opt = getattr(lib.optim, cls)(ws, **kwargs)
+            try:
+                for g in (0.5, -0.25, 0.125, 0.3):
+                    ws[0].grad, ws[1].grad = lib.tensor(g), lib.tensor([g, -g])
+                    if empty:
+                        ws[2].grad = lib.zeros(0)
+                    opt.step()
+            except ZeroDivisionError as e:
+                res.append(str(e))
+                continue
+            res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
+        assert res[0] == res[1]
 
 
 def test_swa_utils_is_imported_on_first_use():
