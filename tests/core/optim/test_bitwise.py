@@ -346,3 +346,39 @@ def test_fma_on_a_strided_output_rounds_ties_like_torch(torch):
         t = torch.tensor(base)
         t[:, 2].add_(torch.tensor(a), alpha=float(b))
         np.testing.assert_array_equal(x, t.numpy())
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weight1", ["midpoint", 0.1, 0.5, 0.9])
+def test_adam_step32_is_torchs_adam_arithmetic(torch, mkl_sqrt, seed, weight1):
+    """adam_step32_ (Adam's one-call path for a float32 parameter) against torch's lerp_ / mul_ / addcmul_ / sqrt /
+    addcdiv_ sequence on values over many binades, zeros and specials, with exp_avg's lerp built to land on float32
+    midpoints that float64 double rounding gets wrong (weight1 = "midpoint")."""
+    rng = np.random.default_rng(seed)
+    shape = (37, 41)
+    n = shape[0] * shape[1]
+
+    def arr(lo, hi):
+        x = (rng.standard_normal(n) * np.exp2(rng.integers(lo, hi, n))).astype(np.float32)
+        x[rng.choice(n, 20)] = rng.choice([0.0, -0.0, np.inf, -np.inf, np.nan], 20)
+        return x
+    p, g, m = arr(-30, 30), arr(-60, 20), arr(-60, 20)
+    v = np.abs(arr(-100, 40))
+    w = 0.5 if weight1 == 0.5 else 0.1 if weight1 == "midpoint" else weight1
+    if weight1 == "midpoint":
+        G, B = _midpoint_pairs()
+        where = rng.choice(n, G.size, replace=False)
+        m[where] = 1.0
+        g[where] = 1.0 + G * 2.0 ** -23                  # g - m == G * 2**-23 exactly
+        w = float((B * 2.0 ** -47).astype(np.float32)[0])
+    p, g, m, v = (x.reshape(shape) for x in (p, g, m, v))
+    beta2, bc2, eps, step = 0.999, 0.3, 1e-8, 0.01
+    tp, tg, tm, tv = (torch.tensor(x) for x in (p, g, m, v))
+    tm.lerp_(tg, w)
+    tv.mul_(beta2).addcmul_(tg, tg, value=1 - beta2)
+    tp.addcdiv_(tm, (tv.sqrt() / bc2).add_(eps), value=-step)
+    cp, cm, cv = p.copy(), m.copy(), v.copy()
+    with np.errstate(all="raise"):
+        _kernels.adam_step32_(cp, g, cm, cv, w, beta2, 1 - beta2, bc2, eps, step)
+    for c, t in ((cm, tm), (cv, tv), (cp, tp)):
+        assert c.tobytes() == t.numpy().tobytes()
