@@ -241,8 +241,10 @@ def _flat(x, vec):
             p = x[:w] if q == 1 else np.add.reduce(x[:q * w].reshape(q, w), 0)
         elif q < 256:                        # chunks of 16 rows (acc1) + leftover rows (acc0): _cascade inlined
             nb = q >> 4
-            p = np.add.reduce(x[:nb * 16 * w].reshape(nb, 16, w), 1)
-            p = np.add.reduce(p, 0) if nb > 1 else p[0]
+            if nb > 1:
+                p = np.add.reduce(np.add.reduce(x[:nb * 16 * w].reshape(nb, 16, w), 1), 0)
+            else:
+                p = np.add.reduce(x[:16 * w].reshape(16, w), 0)
             if q > nb * 16:
                 left = x[nb * 16 * w:q * w].reshape(-1, w)
                 p = (np.add.reduce(left, 0) if len(left) > 1 else left[0]) + p
@@ -270,9 +272,26 @@ def torch_sum(d, reduced):
         _ERRSTATE.reset(tok)
 
 
+def full_sum(d):
+    """torch_sum(d, all dims) for a C-contiguous float32 / float64 d with at least one element (x.sum(), a loss's
+    sum): _torch_sum's first case without its dtype and layout checks, as a 0-dim array."""
+    tok = _ERRSTATE.set(_IGNORE)
+    try:
+        vec = _VEC_BYTES // d.itemsize
+        x = d.reshape(-1)
+        if x.size >= vec:
+            r = _flat(x, vec)
+        else:                                # row_sum's 4 scalar accumulators: x0 + x4.. + x1 + x2 + x3
+            r = np.add.accumulate(x if x.size < 4 else np.concatenate((x[:1], x[4:], x[1:4])))[-1]
+        return np.array(r if r else _ZEROS[d.dtype])
+    finally:
+        _ERRSTATE.reset(tok)
+
+
 _ZEROS = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 # sum_leading's plans for a C-ordered (rows, cols) whose rows are whole 16-row chunks (16 <= rows < 256, whole
-# groups of 4 vectors of columns): (shape, dtype, k) -> ((chunks, 16, cols), the output's 0)
+# groups of 4 vectors of columns): (shape, dtype, k) -> ((chunks, 16, *kept), the output's 0, the kept shape,
+# the C-ordered strides)
 _LEAD_PLANS = {}
 _addred = np.add.reduce
 
@@ -285,12 +304,8 @@ def sum_leading(d, k):
     last 16-row chunk) + acc1 (the chunks' sums, in order), then the output's 0 + partial. That 0 is added
     first here ((0 + a) + b equals 0 + (a + b) bit for bit: adding 0 only turns -0.0 into 0.0)."""
     plan = _LEAD_PLANS.get((d.shape, d.dtype, k))
-    if plan is not None and d.flags.c_contiguous:      # the same two reductions as below, planned once a shape
-        tok = _ERRSTATE.set(_IGNORE)
-        try:
-            return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
-        finally:
-            _ERRSTATE.reset(tok)
+    if plan is not None and d.strides == plan[3]:     # the same two reductions as below, planned once a shape
+        return sum_planned(d, plan)
     dt = d.dtype
     if _VEC_BYTES is not None and (dt == np.float32 or dt == np.float64) and d.flags.c_contiguous:
         rows = 1
@@ -311,7 +326,7 @@ def sum_leading(d, k):
                     return np.add.reduce(block, 0, initial=zero)
                 full = rows >> 4 << 4
                 if full == rows and len(_LEAD_PLANS) < 256:
-                    _LEAD_PLANS[(d.shape, dt, k)] = ((rows >> 4, 16, cols), zero)
+                    _LEAD_PLANS[(d.shape, dt, k)] = ((rows >> 4, 16) + d.shape[k:], zero, d.shape[k:], d.strides)
                 if full == 16:
                     out = np.add.reduce(block[:16], 0, initial=zero)
                 else:
@@ -323,6 +338,19 @@ def sum_leading(d, k):
             finally:
                 _ERRSTATE.reset(tok)
     return torch_sum(d, tuple(range(k)))
+
+
+def sum_planned(d, plan):
+    """sum_leading by a plan of _LEAD_PLANS (d of the plan's shape, dtype and strides), shaped as the kept dims: the
+    chunks' sums, then the output's 0 + their sum; NumPy's warnings off unless the caller (a backward formula)
+    already turned them off."""
+    if _ERRSTATE.get() is _IGNORE:
+        return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
+    tok = _ERRSTATE.set(_IGNORE)
+    try:
+        return _addred(_addred(d.reshape(plan[0]), 1), 0, None, None, False, plan[1])
+    finally:
+        _ERRSTATE.reset(tok)
 
 
 def _torch_sum(d, reduced):

@@ -212,8 +212,12 @@ class Op(Node):
                         n = len(args)
                         if n == 1:
                             return cls._record(args, args, kwargs)
-                        if n == 2 and a is args[0] and type(args[1]) in _NUMBER:   # x * 2, x.pow(3)
-                            return cls._record((a,), args, kwargs)
+                        if n == 2 and a is args[0]:
+                            t1 = type(args[1])
+                            if t1 in _NUMBER:           # x * 2, x.pow(3)
+                                return cls._record((a,), args, kwargs)
+                            if t1 is Tensor:            # x * y: both tensors are the inputs, as listed
+                                return cls._record(args, args, kwargs)
                         return cls._record(_differentiable_inputs(args), args, kwargs)
                 elif ta is list or ta is tuple or (ta is not int and ta is not float and isinstance(a, Tensor)):
                     inputs = _differentiable_inputs(args)

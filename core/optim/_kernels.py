@@ -15,20 +15,22 @@ import numpy as np
 from .._warn import _ERRSTATE, _IGNORE
 from ._exact import _MID, _SHIFT, _fix_ties, _min, fma64_, narrow_, narrow_quiet
 
-__all__ = ["adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
+__all__ = ["adam_step32_", "adam_update_", "add_", "added", "addcdiv_", "addcmul_", "bump", "fma_", "grad_array", "lerp_", "mul_", "scal", "sqrt"]
 
-CHUNK = 1 << 15
+CHUNK = 1 << 18     # elements per pass: a 784x256 weight is one chunk (32k-element chunks cost 15-25% in calls)
 _local = threading.local()
 _F64 = np.float64
 _F32 = np.dtype(np.float32)
 
 
-def _buffers():
-    """This thread's (float64, float32, uint64, bool) scratch buffers of CHUNK elements."""
+def _buffers(n):
+    """This thread's (float64, float32, uint64, bool) scratch buffers of at least min(n, CHUNK) elements: they
+    grow to the largest chunk asked for (at most CHUNK, ~5.5 MB), so small models keep small scratch."""
     bufs = getattr(_local, "bufs", None)
-    if bufs is None:
-        bufs = _local.bufs = (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float32), np.empty(CHUNK, np.uint64),
-                              np.empty(CHUNK, np.bool_))
+    if bufs is None or bufs[0].size < n:
+        size = min(max(n, 4096), CHUNK)
+        bufs = _local.bufs = (np.empty(size, np.float64), np.empty(size, np.float32), np.empty(size, np.uint64),
+                              np.empty(size, np.bool_))
     return bufs
 
 
@@ -73,13 +75,13 @@ def fma_(out, a, b, c):
     if dt == np.float64:
         return fma64_(out, a, b, c)
     if (dt is _F32 and c is out and type(a) is np.ndarray and a.dtype is _F32 and type(b) is np.float32
-            and out.size <= CHUNK and out.flags.c_contiguous and a.flags.c_contiguous and a.shape == out.shape):
+            and 0 < out.size <= CHUNK and out.flags.c_contiguous and a.flags.c_contiguous and a.shape == out.shape):
         return _fma_small(out, a, b)
     flats = _flat(out, a, b, c)
     if flats is None:
         return _fma_whole(out, a, b, c)
     fo, fa, fb, fc = flats
-    b64, _, u64, m8 = _buffers()
+    b64, _, u64, m8 = _buffers(fo.size)
     copyto, multiply, add = np.copyto, np.multiply, np.add
     scalar_b = not isinstance(fb, np.ndarray)
     tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (an overflow to inf is silent, as torch's step)
@@ -105,7 +107,7 @@ def _fma_small(out, a, b):
     """fma_(out, a, b, out) for C-ordered float32 arrays of one chunk and a float32 scalar b (an optimizer's
     parameter update): the same operations as fma_'s loop and narrow_, without their per-call layers."""
     n = out.size
-    b64, _, u64, m8 = _buffers()
+    b64, _, u64, m8 = _buffers(n)
     bb = b64[:n]
     fa, fo = a.reshape(-1), out.reshape(-1)
     tok = _ERRSTATE.set(_IGNORE)    # an overflow to inf is silent, as torch's step
@@ -166,7 +168,7 @@ def lerp_(out, end, weight):
         diff = np.subtract(end, out).astype(dt, copy=False)
         return fma_(out, diff, coeff, end if base_is_end else out.copy())
     fo, fe = flats
-    b64, b32, u64, m8 = _buffers()
+    b64, b32, u64, m8 = _buffers(fo.size)
     tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (see fma_)
     try:
         for i, j in _chunks(fo.size):
@@ -191,7 +193,7 @@ def addcmul_(out, t1, t2, value):
     if flats is None:
         return fma_(out, (v * t1).astype(dt, copy=False), t2, out)
     fo, f1, f2 = flats
-    b64, b32, u64, m8 = _buffers()
+    b64, b32, u64, m8 = _buffers(fo.size)
     tok = _ERRSTATE.set(_IGNORE)    # once for all chunks (see fma_)
     try:
         for i, j in _chunks(fo.size):
@@ -220,8 +222,8 @@ def addcdiv_(out, t1, t2, value):
 def adam_update_(param, exp_avg, v, bias_correction2_sqrt, eps, step_size):
     """torch's Adam tail: denom = sqrt(v) / bias_correction2_sqrt + eps; param.addcdiv_(exp_avg, denom,
     value=-step_size); each step rounded in the parameter's dtype. None of these is fused in ATen, so plain
-    float32 ufuncs round the same way; they run over whole arrays into two temporaries (as torch allocates
-    denom): chunking them only added per-call overhead (measured 147 us chunked vs 128 us whole, 784x256)."""
+    float32 ufuncs round the same way; they run chunk by chunk through the thread's scratch (a 784x256 weight
+    is one chunk), not into two fresh parameter-sized temporaries whose page faults cost every step."""
     dt = param.dtype
     c, e, neg = scal(dt, bias_correction2_sqrt), scal(dt, eps), scal(dt, -step_size)
     flats = _flat(param, exp_avg, v)
@@ -231,14 +233,59 @@ def adam_update_(param, exp_avg, v, bias_correction2_sqrt, eps, step_size):
         np.add(denom, e, out=denom, casting="unsafe")
         return addcdiv_(param, exp_avg, denom, -step_size)
     fp, fm, fv = flats
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = sqrt(fv, out=np.empty_like(fv))
-        np.divide(d, c, out=d)
-        np.add(d, e, out=d)
-        q = np.multiply(fm, neg)
-        np.divide(q, d, out=q)
-        np.add(fp, q, out=fp)
+    b64, b32, _, _ = _buffers(fp.size)
+    q32 = b64.view(np.float32)
+    divide, add = np.divide, np.add
+    tok = _ERRSTATE.set(_IGNORE)    # 0 / 0 and x / 0 are silent, as torch's step
+    try:
+        for i in range(0, fp.size, CHUNK):
+            j = min(i + CHUNK, fp.size)
+            n = j - i
+            d = sqrt(fv[i:j], out=b32[:n])
+            divide(d, c, out=d)
+            add(d, e, out=d)
+            q = np.multiply(fm[i:j], neg, out=q32[:n])
+            divide(q, d, out=q)
+            add(fp[i:j], q, out=fp[i:j])
+    finally:
+        _ERRSTATE.reset(tok)
     return param
+
+
+def adam_step32_(p, g, m, v, weight1, beta2, value2, bias_correction2_sqrt, eps, step_size):
+    """Adam's arithmetic on one parameter as adam() runs it (m.lerp_(g, weight1); v.mul_(beta2).addcmul_(g, g,
+    value2); adam_update_), for C-ordered float32 arrays of the same shape and at most CHUNK elements: the same
+    NumPy operations in the same order as those kernels' one-chunk loops, without their per-call layers (a
+    small parameter's step was mostly those)."""
+    n = p.size
+    b64, b32, u64, m8 = _buffers(n)
+    fp, fg, fm, fv = p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1)
+    bb, d, u, mk = b64[:n], b32[:n], u64[:n], m8[:n]
+    w = np.float32(weight1)
+    coeff, base = (w, fm) if abs(weight1) < 0.5 else (w - np.float32(1), fg)
+    copyto, multiply, add, divide = np.copyto, np.multiply, np.add, np.divide
+    tok = _ERRSTATE.set(_IGNORE)    # overflow, 0 / 0 and x / 0 are silent, as torch's step
+    try:
+        np.subtract(fg, fm, out=d)                      # m.lerp_(g, weight1): one FMA from d = g - m
+        copyto(bb, d)
+        multiply(bb, coeff, out=bb)
+        add(bb, base, out=bb)
+        narrow_quiet(fm, bb, d, coeff, base, u, mk)
+        multiply(fv, np.float32(beta2), out=fv)         # v.mul_(beta2)
+        multiply(fg, np.float32(value2), out=d)         # .addcmul_(g, g, value2): fma(value2 * g, g, v)
+        copyto(bb, d)
+        multiply(bb, fg, out=bb)
+        add(bb, fv, out=bb)
+        narrow_quiet(fv, bb, d, fg, fv, u, mk)
+        den = sqrt(fv, out=d)                           # adam_update_
+        divide(den, np.float32(bias_correction2_sqrt), out=den)
+        add(den, np.float32(eps), out=den)
+        q = multiply(fm, np.float32(-step_size), out=b64.view(np.float32)[:n])
+        divide(q, den, out=q)
+        add(fp, q, out=fp)
+    finally:
+        _ERRSTATE.reset(tok)
+    return p
 
 
 def sqrt(x, out=None):

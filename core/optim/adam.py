@@ -12,6 +12,8 @@ from .optimizer import Optimizer, _run_closure, _scalar_dtype, _to_float, _to_sc
 
 __all__ = ["Adam", "AdamW", "adam"]
 
+_F32 = np.dtype(np.float32)
+
 
 class Adam(Optimizer):
     """Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *, foreach=None,
@@ -154,16 +156,24 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
             else:
                 grad = added(grad, pd, weight_decay)
 
-        lerp_(exp_avg._data, grad, 1 - beta1)
-        mul_(exp_avg_sq._data, beta2)
-        addcmul_(exp_avg_sq._data, grad, grad, 1 - beta2)
-        bump(exp_avg, exp_avg_sq, exp_avg_sq)  # lerp_; mul_ and addcmul_
-
         step = step_t.item()
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
+
+        ma, va = exp_avg._data, exp_avg_sq._data
+        if (not amsgrad and pd.dtype == _F32 and grad.dtype == _F32 and ma.dtype == _F32 and va.dtype == _F32
+                and 0 < pd.size <= K.CHUNK and pd.flags.c_contiguous and grad.flags.c_contiguous
+                and ma.flags.c_contiguous and va.flags.c_contiguous and grad.shape == ma.shape == va.shape == pd.shape):
+            # the common float32 parameter: the same kernels' arithmetic in one call
+            K.adam_step32_(pd, grad, ma, va, 1 - beta1, beta2, 1 - beta2, bias_correction2_sqrt, eps, step_size)
+            bump(exp_avg, exp_avg_sq, exp_avg_sq, param)  # lerp_; mul_ and addcmul_; addcdiv_
+            continue
+        lerp_(ma, grad, 1 - beta1)
+        mul_(va, beta2)
+        addcmul_(va, grad, grad, 1 - beta2)
+        bump(exp_avg, exp_avg_sq, exp_avg_sq)  # lerp_; mul_ and addcmul_
 
         if amsgrad:
             mx = max_exp_avg_sqs[i]

@@ -53,3 +53,20 @@ def test_sum_leading_planned_path_is_torchs_sum(torch, dtype):
                 via = np_sum_to_shape(x, shape[k:])
             assert got.tobytes() == want.tobytes() and via.tobytes() == want.tobytes(), (shape, call)
             assert via.shape == shape[k:]
+
+
+def test_planned_sum_only_where_the_plan_fits(torch):
+    """np_sum_to_shape takes a shape's plan only for the same kept shape and strides: after (32, 64) -> (64,) and
+    (32, 4, 16) -> (4, 16) are planned, other targets and a transposed input of the same shape keep torch's bits
+    and the target's shape."""
+    from core.autograd.graph_node import np_sum_to_shape
+    rng = np.random.default_rng(3)
+    x2 = rng.standard_normal((32, 64)).astype(np.float32)
+    x3 = rng.standard_normal((32, 4, 16)).astype(np.float32)
+    xt = np.ascontiguousarray(rng.standard_normal((64, 32)).astype(np.float32)).T     # (32, 64), Fortran order
+    for _ in range(2):                  # the first call plans, the second takes the plan
+        for x, shape, dims in [(x2, (64,), (0,)), (x3, (4, 16), (0,)), (x2, (1, 64), (0,)), (x2, (1,), (0, 1)),
+                               (x3, (1, 16), (0, 1)), (xt, (64,), (0,))]:
+            got = np_sum_to_shape(x, shape)
+            want = torch.tensor(x).sum(dims).reshape(shape).numpy()
+            assert got.shape == shape and got.tobytes() == want.tobytes(), (x.shape, x.strides, shape)

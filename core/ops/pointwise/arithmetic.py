@@ -263,6 +263,9 @@ class FmodBackward1(FmodBackward0):
 
 # -- public binary functions -----------------------------------------------------------------
 
+_NO_KWARGS = {}
+
+
 @register(category="pointwise", methods=("add", "__add__", "__radd__"), inplace="add_")
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, broadcasting and promoting like PyTorch."""
@@ -278,6 +281,11 @@ def add(input, other, *, alpha=1, out=None):
             finally:
                 _ERRSTATE.reset(tok)
     if type(other) is not Tensor:
+        to = type(other)
+        if ((to is float or to is int) and type(input) is Tensor and input._requires_grad and out is None
+                and STATE.grad_enabled and type(alpha) is int and alpha == 1):
+            # x + 1 on a graph: the node Op.apply would record for (x,), without its scan of the arguments
+            return AddBackward0._record((input,), (input, other, alpha), _NO_KWARGS)
         _check_operand(other, "add")
         if not isinstance(input, Tensor):
             input, other = other, input

@@ -80,6 +80,7 @@ def _ordered_sum(d, dims, keepdim, npdt):
 
 
 _ALL_DIMS = [frozenset(range(n)) for n in range(9)]
+_NO_KWARGS = {}
 # the dtypes summed in torch's order (none on CPUs whose kernel widths _sum_order does not model)
 _ORDERED = (np.dtype(np.float32), np.dtype(np.float64)) if _sum_order.MODELLED else ()
 _HALF = (np.dtype(np.float16),) if _sum_order.MODELLED else ()
@@ -91,6 +92,9 @@ class SumBackward1(Op):
         d = a._data
         ctx.shape, ctx.dims, ctx.keepdim = d.shape, dims, keepdim
         npdt = dt.np
+        if dims is None and not keepdim and d.dtype == npdt and npdt in _ORDERED and d.flags.c_contiguous and d.size:
+            # loss.sum(): the full sum of a contiguous float tensor, as sum()'s path without a graph
+            return _sum_order.full_sum(d)
         if npdt in _ORDERED or npdt in _HALF:
             r = _ordered_sum(d, dims, keepdim, npdt)
             if r is not None:
@@ -129,10 +133,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if d.dtype in _ORDERED and d.flags.c_contiguous and d.size and \
                 not (input._requires_grad and STATE.grad_enabled):
             # the common call with no graph to record: what Op.apply would run, minus its frames
-            return Tensor._make(_sum_order.torch_sum(d, _ALL_DIMS[d.ndim] if d.ndim < 9 else range(d.ndim)))
+            return Tensor._make(_sum_order.full_sum(d))
     if dim is None:
         # sum over everything (the common call): a float input keeps its dtype
         fdt = _dt._FROM_NP.get(input._data.dtype) if dtype is None and input._data.dtype.kind == "f" else None
+        if fdt is not None and type(input) is Tensor and input._requires_grad and STATE.grad_enabled:
+            # loss.sum() on a graph: the node Op.apply would record, without its scan of the arguments
+            return SumBackward0._record((input,), (input, None, keepdim, fdt), _NO_KWARGS)
         return SumBackward0.apply(input, None, keepdim, fdt or _sum_dtype(input, dtype))
     dims = _dims(dim, input._data.ndim)
     if dims is None:   # sum(dim=()) reduces everything, through the dim overload

@@ -63,6 +63,36 @@ def test_mul_by_number_bitwise_and_grad(torch, dt, scalar):
     assert cn == tn
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("number", [1, 0.1, -3.5, 10 ** 6])
+def test_add_number_and_sum_recorded_directly(torch, dt, number):
+    """x + number and x.sum() on a graph record their nodes without Op.apply's argument scan: the same values,
+    node names, next_functions and gradients as torch (also a non-leaf input, a 0-dim one, alpha != 1 and
+    no_grad, which take the general paths)."""
+    a = np.random.default_rng(2).standard_normal((3, 17)).astype(dt)
+    res = []
+    for lib in (core, torch):
+        x = lib.tensor(a, requires_grad=True)
+        z = lib.tensor(a[0, 0], requires_grad=True)
+        y = x + number
+        w = (y * 2 + number).sum() + (z + number).sum() + lib.add(x, number, alpha=2).sum()
+        with lib.no_grad():
+            plain = (x + number, x.sum())
+        w.backward()
+        names = [n.name() for n in (y.grad_fn, w.grad_fn)]
+        # the tensor's edge (torch adds a second, (None, 0), for the number: core records none, as on main)
+        nxt = [y.grad_fn.next_functions[0][0].name(), w.grad_fn.next_functions[0][0].name()]
+        res.append((y, w, x.grad, z.grad, plain, names, nxt, plain[0].requires_grad))
+    for c, t in zip(*res):
+        if isinstance(c, tuple):
+            for cc, tt in zip(c, t):
+                _same(cc, tt)
+        elif isinstance(c, (list, bool)):
+            assert c == t
+        else:
+            _same(c, t)
+
+
 def test_broadcast_error_without_graph(torch):
     for lib in (core, torch):
         with pytest.raises(RuntimeError, match="must match the size"):

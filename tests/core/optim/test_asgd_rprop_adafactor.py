@@ -13,7 +13,7 @@ import pytest
 
 import core
 from conftest import same_error
-from core.optim import _kernels
+from core.optim import _exact, _kernels
 from tests.core.optim.test_bitwise import CONFIGS as BITWISE_CONFIGS
 from tests.core.optim.test_bitwise import Pair, assert_state_bitwise, mkl_sqrt  # noqa: F401  (mkl_sqrt is a fixture)
 
@@ -353,17 +353,26 @@ def test_swap_in_optimizer_params_and_state_like_torch(torch):
 @pytest.mark.parametrize("name", list({**BITWISE_CONFIGS, **CONFIGS}))
 def test_zero_dim_and_one_element_parameters_match_torch(torch, mkl_sqrt, name):
     """A 0-dim parameter (NumPy turns 0-dim results into scalars) next to a 2-element one, every optimizer
-    configuration, bit for bit."""
+    configuration, bit for bit; then with an empty parameter too (Adafactor's RMS divides by its size: torch's
+    ZeroDivisionError)."""
     cls, kwargs = {**BITWISE_CONFIGS, **CONFIGS}[name]
-    res = []
-    for lib in (core, torch):
-        ws = [lib.tensor(1.5, requires_grad=True), lib.tensor([0.3, -0.2], requires_grad=True)]
-        opt = getattr(lib.optim, cls)(ws, **kwargs)
-        for g in (0.5, -0.25, 0.125, 0.3):
-            ws[0].grad, ws[1].grad = lib.tensor(g), lib.tensor([g, -g])
-            opt.step()
-        res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
-    assert res[0] == res[1]
+    for empty in (False, True):
+        res = []
+        for lib in (core, torch):
+            ws = [lib.tensor(1.5, requires_grad=True), lib.tensor([0.3, -0.2], requires_grad=True)]
+            ws += [lib.zeros(0, requires_grad=True)] if empty else []
+            opt = getattr(lib.optim, cls)(ws, **kwargs)
+            try:
+                for g in (0.5, -0.25, 0.125, 0.3):
+                    ws[0].grad, ws[1].grad = lib.tensor(g), lib.tensor([g, -g])
+                    if empty:
+                        ws[2].grad = lib.zeros(0)
+                    opt.step()
+            except ZeroDivisionError as e:
+                res.append(str(e))
+                continue
+            res.append([w.tolist() for w in ws] + [[tuple(getattr(v, "shape", ())) for v in opt.state[ws[0]].values()]])
+        assert res[0] == res[1]
 
 
 def test_swa_utils_is_imported_on_first_use():
@@ -452,7 +461,7 @@ def test_float64_fma_kernels_match_torch(torch, seed):
     """add_ / lerp_ / addcmul_ on float64 operands spanning many exponents (where multiply-then-add double rounds)
     agree with torch's fused kernels bit for bit."""
     rng = np.random.default_rng(seed)
-    n = _kernels.CHUNK + 1001
+    n = 4 * _exact._CHUNK64 + 1001                     # fma64_'s chunk loop crossed, with a partial chunk
     a, b, c = (rng.standard_normal(n) * np.exp2(rng.integers(-40, 40, n)) for _ in range(3))
     for alpha in (0.37, -1e-3, 3.1):
         x = a.copy()

@@ -13,6 +13,14 @@ import core
 from core.optim import _kernels
 
 STEPS = 50
+CHUNK = 1 << 12     # the kernels' chunk size in this module's tests: chunk edges at sizes that stay fast
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch):
+    """Run the kernels with CHUNK-element chunks (production chunks are 2**18: one chunk for most parameters),
+    so that the chunk loops and their edges are exercised on small arrays."""
+    monkeypatch.setattr(_kernels, "CHUNK", CHUNK)
 CONFIGS = {
     "SGD": ("SGD", dict(lr=0.1)),
     "SGD-momentum": ("SGD", dict(lr=0.1, momentum=0.9)),
@@ -169,7 +177,7 @@ def test_state_dict_round_trip_then_50_more_bitwise_steps(torch, mkl_sqrt, name)
 
 def test_kernels_handle_non_contiguous_and_chunk_edges(torch):
     rng = np.random.default_rng(5)
-    for n in (1, 7, _kernels.CHUNK - 1, _kernels.CHUNK, _kernels.CHUNK + 3):
+    for n in (1, 7, CHUNK - 1, CHUNK, CHUNK + 3):
         a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
         for alpha in (-0.0123, 1, -1, 0.0):
             x = a.copy()
@@ -193,7 +201,7 @@ def test_kernels_handle_non_contiguous_and_chunk_edges(torch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("shape", [(1,), (7,), (_kernels.CHUNK + 5,), (256, 784), (33, 64)])
+@pytest.mark.parametrize("shape", [(1,), (7,), (CHUNK + 5,), (256, 784), (33, 64)])
 def test_adam_update_whole_array_path_is_bitwise_torch(torch, mkl_sqrt, seed, shape):
     """adam_update_ (float32 ufuncs over whole arrays) against torch's denom / addcdiv_ sequence, with values
     spanning many exponents, zeros, and a transposed exp_avg."""
@@ -229,7 +237,7 @@ def test_fma_kernels_break_float64_double_rounding_ties_like_torch(torch, seed):
     of two, both signs, scattered in random data across chunk edges) agree with torch's single rounding."""
     rng = np.random.default_rng(seed)
     G, B = _midpoint_pairs()
-    n = _kernels.CHUNK + 4099
+    n = CHUNK + 4099
     where = rng.choice(n, G.size, replace=False)
     scale = np.exp2(rng.integers(-60, 60, G.size)) * rng.choice([-1.0, 1.0], G.size)
     c = rng.standard_normal(n).astype(np.float32)
@@ -264,7 +272,7 @@ def test_old_float64_rounding_really_misses_those_ties(torch):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("shape", [(5,), (_kernels.CHUNK + 17,), (300, 257), (40, 6)])
+@pytest.mark.parametrize("shape", [(5,), (CHUNK + 17,), (300, 257), (40, 6)])
 def test_fma_kernels_bitwise_over_extreme_exponents_zeros_and_specials(torch, seed, shape):
     """add_ (alpha), lerp_ (both branches of ATen's lerp) and addcmul_ against torch on values spanning
     float32's exponent range, subnormals, signed zeros, inf and nan."""
@@ -310,7 +318,7 @@ def test_50_steps_bitwise_with_gradients_over_38_binades(torch, mkl_sqrt, seed, 
     def spread(shape, lo, hi):
         return (rng.standard_normal(shape) * np.exp2(rng.integers(lo, hi, shape))).astype(np.float32)
 
-    values = [spread(_kernels.CHUNK + 333, -2, 2), spread((47, 61), -2, 2), spread((5,), -2, 2)]
+    values = [spread(CHUNK + 333, -2, 2), spread((47, 61), -2, 2), spread((5,), -2, 2)]
     tparams = [torch.tensor(v, requires_grad=True) for v in values]
     cparams = [core.tensor(v.copy(), requires_grad=True) for v in values]
     topt, copt = getattr(torch.optim, cls)(tparams, **kwargs), getattr(core.optim, cls)(cparams, **kwargs)
@@ -338,3 +346,39 @@ def test_fma_on_a_strided_output_rounds_ties_like_torch(torch):
         t = torch.tensor(base)
         t[:, 2].add_(torch.tensor(a), alpha=float(b))
         np.testing.assert_array_equal(x, t.numpy())
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weight1", ["midpoint", 0.1, 0.5, 0.9])
+def test_adam_step32_is_torchs_adam_arithmetic(torch, mkl_sqrt, seed, weight1):
+    """adam_step32_ (Adam's one-call path for a float32 parameter) against torch's lerp_ / mul_ / addcmul_ / sqrt /
+    addcdiv_ sequence on values over many binades, zeros and specials, with exp_avg's lerp built to land on float32
+    midpoints that float64 double rounding gets wrong (weight1 = "midpoint")."""
+    rng = np.random.default_rng(seed)
+    shape = (37, 41)
+    n = shape[0] * shape[1]
+
+    def arr(lo, hi):
+        x = (rng.standard_normal(n) * np.exp2(rng.integers(lo, hi, n))).astype(np.float32)
+        x[rng.choice(n, 20)] = rng.choice([0.0, -0.0, np.inf, -np.inf, np.nan], 20)
+        return x
+    p, g, m = arr(-30, 30), arr(-60, 20), arr(-60, 20)
+    v = np.abs(arr(-100, 40))
+    w = 0.5 if weight1 == 0.5 else 0.1 if weight1 == "midpoint" else weight1
+    if weight1 == "midpoint":
+        G, B = _midpoint_pairs()
+        where = rng.choice(n, G.size, replace=False)
+        m[where] = 1.0
+        g[where] = 1.0 + G * 2.0 ** -23                  # g - m == G * 2**-23 exactly
+        w = float((B * 2.0 ** -47).astype(np.float32)[0])
+    p, g, m, v = (x.reshape(shape) for x in (p, g, m, v))
+    beta2, bc2, eps, step = 0.999, 0.3, 1e-8, 0.01
+    tp, tg, tm, tv = (torch.tensor(x) for x in (p, g, m, v))
+    tm.lerp_(tg, w)
+    tv.mul_(beta2).addcmul_(tg, tg, value=1 - beta2)
+    tp.addcdiv_(tm, (tv.sqrt() / bc2).add_(eps), value=-step)
+    cp, cm, cv = p.copy(), m.copy(), v.copy()
+    with np.errstate(all="raise"):
+        _kernels.adam_step32_(cp, g, cm, cv, w, beta2, 1 - beta2, bc2, eps, step)
+    for c, t in ((cm, tm), (cv, tv), (cp, tp)):
+        assert c.tobytes() == t.numpy().tobytes()
