@@ -13,7 +13,7 @@ from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
 from ... import _sum_order
-from . import _prod_order
+from . import _norm_order, _prod_order
 
 
 def _dims(dim, ndim):
@@ -39,6 +39,12 @@ def _axis(dims, ndim):
     if ndim == 0:
         return None
     return dims
+
+
+def _kept_shape(shape, ax, keepdim):
+    """The shape of a reduction of `shape` over the axes ax (None: all)."""
+    red = range(len(shape)) if ax is None else ax
+    return tuple(1 if i in red else m for i, m in enumerate(shape) if keepdim or i not in red)
 
 
 def _expand_back(g, shape, dims, keepdim):
@@ -673,6 +679,9 @@ class LinalgVectorNormBackward0(Op):
             if 0 in reduced:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
                                    "because the operation does not have an identity")
+        exact = _norm_order.torch_vector_norm(a._data, ord, tuple(range(x.ndim)) if ax is None else tuple(ax))
+        if exact is not None:
+            return exact.reshape(_kept_shape(x.shape, ax, keepdim))
         return np.asarray(quietly(_np_vector_norm, x, ord, ax, keepdim), dtype=x.dtype)
 
     @staticmethod
