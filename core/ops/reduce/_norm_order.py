@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import _sum_order
 from ..._rng_math import fma32, fma64
+from ..._warn import _ERRSTATE, _IGNORE
 
 
 # exponents for which NumPy's power with a scalar exponent takes a shortcut (sqrt, square, reciprocal, ...)
@@ -38,7 +39,7 @@ def _pow(x, p, out=None):
     return np.power(x, np.full(x.shape, p, x.dtype) if float(p) in _SHORTCUT else x.dtype.type(p), out=out)
 
 
-_WIDE = 64      # outputs from which a fold runs row-wise (np.add.reduce over axis 0) rather than per output
+_WIDE = 8      # outputs from which a fold runs row-wise (np.add.reduce over axis 0) rather than per output
 
 
 def _seq_fold(v, nred, fn):
@@ -46,13 +47,14 @@ def _seq_fold(v, nred, fn):
     C order) for every position of its leading axes: returns the leading shape. The terms go once into a
     buffer laid out for NumPy: (R, K) folded by np.add.reduce over axis 0 (one sequential fold per column), or,
     for few outputs, (K, R) folded by np.add.accumulate along each row (never NumPy's pairwise summation)."""
-    lead = v.shape[:v.ndim - nred]
-    red = v.shape[v.ndim - nred:]
-    k = int(np.prod(lead, dtype=np.int64))
-    r = int(np.prod(red, dtype=np.int64))
+    nl = v.ndim - nred
+    lead = v.shape[:nl]
+    red = v.shape[nl:]
+    k = math.prod(lead)
+    r = math.prod(red)
     if k >= _WIDE:
         buf = np.empty(red + lead, v.dtype)
-        fn(np.moveaxis(v, tuple(range(len(lead))), tuple(range(nred, v.ndim))), out=buf)
+        fn(v.transpose(tuple(range(nl, v.ndim)) + tuple(range(nl))), out=buf)
         b = buf.reshape(r, k)
         return (np.add.reduce(b, 0) if r > 1 else b[0]).reshape(lead)
     buf = np.empty(v.shape, v.dtype)
@@ -107,9 +109,29 @@ def _lastdim_two(rows):
     lanes = 8 if dt == np.float32 else 4
     shape = rows.shape[:-1]
     n = rows.shape[-1]
+    full = n - n % lanes
+    if not shape or math.prod(shape) == 1:                  # one row (a full reduction): the fewest NumPy calls
+        row = rows.reshape(n)
+        sq = np.square(row)
+        if full:
+            if full == lanes:
+                acc = sq[:lanes]
+            elif dt == np.float32:    # 8 lanes: NumPy's fold down the rows beats its per-row accumulate
+                acc = np.add.reduce(sq[:full].reshape(-1, lanes), 0)
+            else:                     # 4 lanes: the other way round
+                acc = np.add.accumulate(np.ascontiguousarray(sq[:full].reshape(-1, lanes).T), 1)[:, -1]
+            b = float(np.add.accumulate(acc)[-1])
+        else:
+            b = 0.0
+        start = full
+        if dt == np.float32 and n - full >= 4:      # GCC's SSE product of the tail's first four elements
+            b = float(np.add.accumulate(np.concatenate(([np.float32(b)], sq[full:full + 4])))[-1])
+            start = full + 4
+        if start < n:
+            b = _fma_sq_row(row[start:].tolist(), b, dt)
+        return np.sqrt(np.full(shape, b, dt))
     rows = rows.reshape(-1, n)
     m = len(rows)
-    full = n - n % lanes
     if full:
         acc = _seq_fold(rows[:, :full].reshape(m, full // lanes, lanes).transpose(0, 2, 1), 1, np.square)
         b = _lanes(acc)
@@ -122,14 +144,10 @@ def _lastdim_two(rows):
         for j in range(4):
             b += sq4[:, j]
         start = 4
-    if start < n - full:
-        if m == 1:
-            b = np.array([_fma_sq_row(tail[0, start:].tolist(), float(b[0]), dt)], dt)
-        else:
-            fma = fma32 if dt == np.float32 else fma64
-            for j in range(start, n - full):
-                v = tail[:, j]
-                b = fma(v, v, b)
+    fma = fma32 if dt == np.float32 else fma64
+    for j in range(start, n - full):
+        v = tail[:, j]
+        b = fma(v, v, b)
     return np.sqrt(b).reshape(shape)
 
 
@@ -153,28 +171,31 @@ def torch_vector_norm(d, ord, reduced):
     dt = d.dtype
     if not _sum_order.MODELLED or (dt != np.float32 and dt != np.float64) or not d.size:
         return None
-    kept = tuple(m for i, m in enumerate(d.shape) if i not in reduced)
-    with np.errstate(all="ignore"):
-        if all(d.shape[i] == 1 for i in reduced):                   # is_reduce_over_1D_vector
+    shape = d.shape
+    kept = tuple(m for i, m in enumerate(shape) if i not in reduced)
+    red = [i for i in reduced if shape[i] != 1]
+    tok = _ERRSTATE.set(_IGNORE)
+    try:
+        if not red:                                                  # is_reduce_over_1D_vector
             r = (d != 0).astype(dt) if ord == 0 else np.abs(d)
             return r.reshape(kept)
         if ord == 0:
             return np.count_nonzero(d, axis=reduced).astype(dt).reshape(kept)
-        if np.isinf(ord):
-            a = np.abs(d)
-            return (np.max if ord > 0 else np.min)(a, axis=reduced).reshape(kept)
-        lay = _sum_order._layout(d.shape, d.strides, reduced)
-        if lay is None:          # zero or negative strides: the values of the contiguous copy torch would see
-            d = np.ascontiguousarray(d)
-            lay = _sum_order._layout(d.shape, d.strides, reduced)
-        view = np.lib.stride_tricks.as_strided(d, tuple(s for s, _, _ in reversed(lay)),
-                                               tuple(st for _, st, _ in reversed(lay)), writeable=False)
-        nred = sum(1 for _, _, r in lay if r)
-        if ord == 2 and nred == 1 and lay[0][1] == d.itemsize:     # is_reduce_lastdim
-            return _lastdim_two(view).reshape(kept)
-        acc = _seq_fold(view, nred, _terms(ord))
+        if math.isinf(ord):
+            return (np.max if ord > 0 else np.min)(np.abs(d), axis=reduced).reshape(kept)
+        if any(d.strides[i] <= 0 for i in range(d.ndim) if shape[i] != 1):
+            d = np.ascontiguousarray(d)      # zero or negative strides: the contiguous copy torch would see
+        st = d.strides
+        red.sort(key=lambda i: st[i])                                # TensorIterator's order, innermost first
+        v = d.transpose(tuple(i for i in range(d.ndim) if i not in red) + tuple(reversed(red)))
+        if ord == 2 and st[red[0]] == d.itemsize and all(
+                st[j] == st[i] * shape[i] for i, j in zip(red, red[1:])):   # is_reduce_lastdim
+            return _lastdim_two(v.reshape(kept + (-1,))).reshape(kept)
+        acc = _seq_fold(v, len(red), _terms(ord))
         if ord == 2:
             acc = np.sqrt(acc)
         elif ord != 1:
             acc = _pow(np.asarray(acc), dt.type(1) / dt.type(ord))
         return np.asarray(acc, dt).reshape(kept)
+    finally:
+        _ERRSTATE.reset(tok)

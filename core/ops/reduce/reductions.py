@@ -679,9 +679,10 @@ class LinalgVectorNormBackward0(Op):
             if 0 in reduced:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
                                    "because the operation does not have an identity")
-        exact = _norm_order.torch_vector_norm(a._data, ord, tuple(range(x.ndim)) if ax is None else tuple(ax))
-        if exact is not None:
-            return exact.reshape(_kept_shape(x.shape, ax, keepdim))
+        if ord != 0 and not np.isinf(ord):     # NumPy's count and max / min are torch's already
+            exact = _norm_order.torch_vector_norm(a._data, ord, tuple(range(x.ndim)) if ax is None else tuple(ax))
+            if exact is not None:
+                return exact.reshape(_kept_shape(x.shape, ax, keepdim))
         return np.asarray(quietly(_np_vector_norm, x, ord, ax, keepdim), dtype=x.dtype)
 
     @staticmethod
