@@ -161,7 +161,15 @@ class NansumBackward0(Op):
     def forward(ctx, a, dims, keepdim, dt):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        return np.asarray(np.nansum(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+        d = a._data
+        npdt = np.dtype(dt.np)
+        if d.dtype == npdt and npdt in _ORDERED and d.size:
+            # SumKernel.cpp's cascade_sum<ignore_nan=true>: torch's sum order with NaNs loaded as 0
+            nan = np.isnan(d)
+            s = _ordered_sum(np.where(nan, npdt.type(0), d) if nan.any() else d, dims, keepdim, npdt)
+            if s is not None:
+                return s
+        return np.asarray(np.nansum(d, axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=dt.np))
 
     @staticmethod
     def backward(ctx, g):
