@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ... import _sum_order, _vec_math
 from ...autograd.function import Op
 from ..registry import register
 
@@ -21,6 +22,10 @@ def _pdist_np(x, p):
         return np.zeros(0, x.dtype)
     if p == 0:
         r = (d != 0).sum(1).astype(x.dtype)
+    elif (p == 1 or p == 2) and x.dtype in _VEC_DTYPES:
+        r = _map2_reduce_all(d, p)
+        if p == 2:
+            r = np.sqrt(r)
     elif p == 1:
         r = d.sum(1)
     elif p == 2:
@@ -33,7 +38,66 @@ def _pdist_np(x, p):
     return r.astype(x.dtype, copy=False)
 
 
+_VEC_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _map2_reduce_all(d, p):
+    """vec::map2_reduce_all over each row of d = |x_i - x_j| (pairs, m), map |d| (p = 1) or d * d (p = 2), reduce
+    +: the first vector, then one vector at a time (not fused), the partial last vector added into its first lanes
+    (Vec::set), then vec_reduce_all's lane order; rows shorter than a vector: their lanes in order."""
+    w = _vec_math.lanes(d.dtype, avx512_kernel=False)
+    pairs, m = d.shape
+    f = np.square if p == 2 else (lambda v, out=None: np.copyto(out, v) if out is not None else v.copy())
+    if m < w:
+        return _vec_math.hseq(f(d) if p == 2 else d, m)
+    full = m - m % w
+    acc = _fold_vectors(d[:, :full].reshape(pairs, full // w, w), f)
+    if m > full:
+        tail = d[:, full:]
+        acc[:, :m - full] += tail * tail if p == 2 else tail
+    return _vec_math.hsum(acc)
+
+
+def _fold_vectors(v, f):
+    """acc = f(v[:, 0]); acc += f(v[:, k]) for k = 1, 2, ...: (pairs, vectors, lanes) -> (pairs, lanes), the terms
+    written once into a (vectors, pairs, lanes) buffer so that NumPy folds down its first axis in order."""
+    buf = np.empty((v.shape[1], v.shape[0], v.shape[2]), v.dtype)
+    f(v.transpose(1, 0, 2), out=buf)
+    return np.add.reduce(buf, 0) if len(buf) > 1 else buf[0]
+
+
+def _pdist_grad_ordered(x, p, dist, g):
+    """_pdist_backward as run_backward_parallel_pdist computes it (one thread): the result starts at 0; for each
+    row i in turn and each j > i in turn, c = F::backward(x_i - x_j) (p = 2: `(grad * diff) / dist`, 0 where
+    dist is 0; p = 1: `grad * sign(diff)`; inf: `(grad * sign(diff)) * (1 - min(1, ceil(||diff| - dist|)))`,
+    sign(0) = +0) is added to row i's running vector and subtracted from row j's stored one. So row r is
+    0 - c(0, r) - c(1, r) - ... then + c(r, r + 1) + c(r, r + 2) + ..., in that order."""
+    n = x.shape[0]
+    res = np.zeros_like(x)
+    k = 0
+    for i in range(n - 1):
+        diff = x[i] - x[i + 1:]
+        gg = g[k:k + n - 1 - i, None]
+        dd = dist[k:k + n - 1 - i, None]
+        k += n - 1 - i
+        if p == 2:
+            c = np.where(dd == 0, x.dtype.type(0), (gg * diff) / dd)
+        else:
+            sign = np.sign(diff)
+            sign[sign == 0] = 0                 # +0, as the ceil / floor formula gives
+            c = gg * sign
+            if p != 1:
+                one = x.dtype.type(1)
+                c *= one - np.minimum(one, np.ceil(np.abs(np.abs(diff) - dd)))
+        res[i] = _sum_order._fold(np.concatenate((res[i][None], c)), 0)
+        res[i + 1:] -= c
+    return res
+
+
 def _pdist_grad_np(x, p, dist, g):
+    if (p == 1 or p == 2 or math.isinf(p)) and x.dtype in _VEC_DTYPES and x.shape[0] > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _pdist_grad_ordered(x, p, dist, g)
     n = x.shape[0]
     i, j = _pairs(n)
     diff = x[i] - x[j]
