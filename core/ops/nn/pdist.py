@@ -17,15 +17,14 @@ def _pairs(n):
 
 def _pdist_np(x, p):
     i, j = _pairs(x.shape[0])
+    if (p == 1 or p == 2) and x.dtype in _VEC_DTYPES and len(i):
+        r = _map2_reduce_all(x, i, j, p)
+        return np.sqrt(r) if p == 2 else r
     d = np.abs(x[i] - x[j])
     if d.shape[0] == 0:
         return np.zeros(0, x.dtype)
     if p == 0:
         r = (d != 0).sum(1).astype(x.dtype)
-    elif (p == 1 or p == 2) and x.dtype in _VEC_DTYPES:
-        r = _map2_reduce_all(d, p)
-        if p == 2:
-            r = np.sqrt(r)
     elif p == 1:
         r = d.sum(1)
     elif p == 2:
@@ -41,29 +40,38 @@ def _pdist_np(x, p):
 _VEC_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _map2_reduce_all(d, p):
-    """vec::map2_reduce_all over each row of d = |x_i - x_j| (pairs, m), map |d| (p = 1) or d * d (p = 2), reduce
-    +: the first vector, then one vector at a time (not fused), the partial last vector added into its first lanes
-    (Vec::set), then vec_reduce_all's lane order; rows shorter than a vector: their lanes in order."""
-    w = _vec_math.lanes(d.dtype, avx512_kernel=False)
-    pairs, m = d.shape
-    f = np.square if p == 2 else (lambda v, out=None: np.copyto(out, v) if out is not None else v.copy())
-    if m < w:
-        return _vec_math.hseq(f(d) if p == 2 else d, m)
+def _map2_reduce_all(x, i, j, p):
+    """vec::map2_reduce_all over the pairs (i, j) of rows of x, map |x_i - x_j| (p = 1) or its square (p = 2),
+    reduce +: the first vector, then one vector at a time (not fused), the partial last vector added into its
+    first lanes (Vec::set), then vec_reduce_all's lane order; rows shorter than a vector: their lanes in order.
+    Blocks of pairs (about 1 MiB of differences, in cache), each laid out (vectors, pairs, lanes) so that the
+    fold runs down NumPy's outer axis."""
+    w = _vec_math.lanes(x.dtype, avx512_kernel=False)
+    m = x.shape[1]
+    out = np.empty(len(i), x.dtype)
+    step = max(1, (1 << 20) // max(1, m * x.itemsize))
     full = m - m % w
-    acc = _fold_vectors(d[:, :full].reshape(pairs, full // w, w), f)
-    if m > full:
-        tail = d[:, full:]
-        acc[:, :m - full] += tail * tail if p == 2 else tail
-    return _vec_math.hsum(acc)
-
-
-def _fold_vectors(v, f):
-    """acc = f(v[:, 0]); acc += f(v[:, k]) for k = 1, 2, ...: (pairs, vectors, lanes) -> (pairs, lanes), the terms
-    written once into a (vectors, pairs, lanes) buffer so that NumPy folds down its first axis in order."""
-    buf = np.empty((v.shape[1], v.shape[0], v.shape[2]), v.dtype)
-    f(v.transpose(1, 0, 2), out=buf)
-    return np.add.reduce(buf, 0) if len(buf) > 1 else buf[0]
+    nv = full // w
+    buf = np.empty((nv, min(step, len(i)), w), x.dtype) if nv > 1 else None
+    for s in range(0, len(i), step):
+        d = x[i[s:s + step]]
+        d -= x[j[s:s + step]]
+        np.abs(d, out=d)
+        if p == 2:
+            np.square(d, out=d)
+        if m < w:
+            out[s:s + len(d)] = _vec_math.hseq(d, m)
+            continue
+        if nv > 1:
+            b = buf[:, :len(d)]
+            np.copyto(b, d[:, :full].reshape(len(d), nv, w).transpose(1, 0, 2))
+            acc = np.add.reduce(b, 0)
+        else:
+            acc = d[:, :w].copy()
+        if m > full:
+            acc[:, :m - full] += d[:, full:]
+        out[s:s + len(d)] = _vec_math.hsum(acc)
+    return out
 
 
 def _pdist_grad_ordered(x, p, dist, g):

@@ -164,9 +164,11 @@ class NansumBackward0(Op):
         d = a._data
         npdt = np.dtype(dt.np)
         if d.dtype == npdt and npdt in _ORDERED and d.size:
-            # SumKernel.cpp's cascade_sum<ignore_nan=true>: torch's sum order with NaNs loaded as 0
-            nan = np.isnan(d)
-            s = _ordered_sum(np.where(nan, npdt.type(0), d) if nan.any() else d, dims, keepdim, npdt)
+            # SumKernel.cpp's cascade_sum<ignore_nan=true>: torch's sum order with NaNs loaded as 0. A NaN always
+            # reaches its slice's sum, so the plain ordered sum is the answer when it has none
+            s = _ordered_sum(d, dims, keepdim, npdt)
+            if s is not None and np.isnan(s).any():
+                s = _ordered_sum(np.where(np.isnan(d), npdt.type(0), d), dims, keepdim, npdt)
             if s is not None:
                 return s
         return np.asarray(np.nansum(d, axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=dt.np))
