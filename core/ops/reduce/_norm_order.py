@@ -164,6 +164,26 @@ def _terms(ord):
     return powabs
 
 
+def _iterator_order(shape, st, red):
+    """TensorIterator::reorder_dimensions on the reduced dims (innermost first): an insertion sort of the dims
+    from the last one, by input stride (a zero stride is ambiguous: no swap; equal strides: the larger size
+    goes outer)."""
+    order = sorted(red, reverse=True)
+    for i in range(1, len(order)):
+        k = i
+        for j in range(i - 1, -1, -1):
+            a, b = order[j], order[k]
+            sa, sb = st[a], st[b]
+            if sa == 0 or sb == 0:
+                continue
+            if sa > sb or (sa == sb and shape[a] > shape[b]):
+                order[j], order[k] = b, a
+                k = j
+            elif sa < sb:
+                break
+    return order
+
+
 def torch_vector_norm(d, ord, reduced):
     """The ord-norm of ndarray d (float32 / float64) over the dims in `reduced` (a tuple), computed as torch's
     CPU kernel does; returns the kept dims' values as a C-ordered array of the kept sizes (the caller
@@ -183,10 +203,10 @@ def torch_vector_norm(d, ord, reduced):
             return np.count_nonzero(d, axis=reduced).astype(dt).reshape(kept)
         if math.isinf(ord):
             return (np.max if ord > 0 else np.min)(np.abs(d), axis=reduced).reshape(kept)
-        if any(d.strides[i] <= 0 for i in range(d.ndim) if shape[i] != 1):
-            d = np.ascontiguousarray(d)      # zero or negative strides: the contiguous copy torch would see
+        if any(d.strides[i] < 0 for i in range(d.ndim) if shape[i] != 1):
+            d = np.ascontiguousarray(d)      # negative strides (a NumPy flip): the contiguous copy torch's flip makes
         st = d.strides
-        red.sort(key=lambda i: st[i])                                # TensorIterator's order, innermost first
+        red = _iterator_order(shape, st, red)
         v = d.transpose(tuple(i for i in range(d.ndim) if i not in red) + tuple(reversed(red)))
         if ord == 2 and st[red[0]] == d.itemsize and all(
                 st[j] == st[i] * shape[i] for i, j in zip(red, red[1:])):   # is_reduce_lastdim

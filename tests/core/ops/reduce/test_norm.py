@@ -63,6 +63,11 @@ def test_norm_tails_and_shortcuts(torch, dtype):
     for ord in (2, 3, 0.5):
         _bits_equal(core.linalg.vector_norm(core.from_numpy(a), ord, 1),
                     torch.linalg.vector_norm(torch.from_numpy(a), ord, 1))
+    a = rng.standard_normal((7, 19)).astype(dtype)      # broadcast (stride-0) dims: TensorIterator's order
+    for expand, dim in (((3, 7, 19), (0, 2)), ((7, 19), 1)):
+        src = (lambda lib: lib.from_numpy(a)[None].expand(*expand)) if len(expand) == 3 else \
+            (lambda lib: lib.from_numpy(a)[:, :1].expand(*expand))
+        _bits_equal(core.linalg.vector_norm(src(core), 2, dim), torch.linalg.vector_norm(src(torch), 2, dim))
     a = rng.standard_normal((32, 96)).astype(dtype)
     _bits_equal(core.from_numpy(a).norm(), torch.from_numpy(a).norm())
     _bits_equal(core.norm(core.from_numpy(a).t(), p=1, dim=0), torch.norm(torch.from_numpy(a).t(), p=1, dim=0))
