@@ -674,8 +674,8 @@ def _np_vector_norm(x, ord, ax, keepdim):
 
 
 class LinalgVectorNormBackward0(Op):
-    """Vector p-norm (PyTorch's linalg.vector_norm); backward is PyTorch's norm_backward,
-    which gives 0 (not NaN) where the norm is 0."""
+    """Vector p-norm (PyTorch's linalg.vector_norm) in torch's CPU kernel order (_norm_order: bit for bit for
+    float32 / float64); backward is PyTorch's norm_backward, which gives 0 (not NaN) where the norm is 0."""
     save_output = True
 
     @staticmethod
