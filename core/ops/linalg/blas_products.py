@@ -176,7 +176,14 @@ class TraceBackward0(Op):
     @staticmethod
     def forward(ctx, a, npdt):
         ctx.shape = a._data.shape
-        return np.asarray(np.trace(a._data), dtype=npdt)
+        d = a._data
+        if d.dtype.kind == "f":
+            # trace_cpu: one sequential accumulator of at::acc_type (double for float32 / float64, float for
+            # half) along the diagonal, from 0, rounded once to the result
+            acc = np.float32 if d.dtype == np.float16 else np.float64
+            chain = np.concatenate((np.zeros(1, acc), np.diagonal(d).astype(acc)))
+            return np.add.accumulate(chain)[-1:].astype(npdt).reshape(())
+        return np.asarray(np.trace(d), dtype=npdt)
 
     @staticmethod
     def backward(ctx, g):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ... import _sum_order, _vec_math
 from ...autograd.function import Op
 from ..registry import register
 
@@ -16,6 +17,9 @@ def _pairs(n):
 
 def _pdist_np(x, p):
     i, j = _pairs(x.shape[0])
+    if (p == 1 or p == 2) and x.dtype in _VEC_DTYPES and len(i):
+        r = _map2_reduce_all(x, i, j, p)
+        return np.sqrt(r) if p == 2 else r
     d = np.abs(x[i] - x[j])
     if d.shape[0] == 0:
         return np.zeros(0, x.dtype)
@@ -33,7 +37,75 @@ def _pdist_np(x, p):
     return r.astype(x.dtype, copy=False)
 
 
+_VEC_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _map2_reduce_all(x, i, j, p):
+    """vec::map2_reduce_all over the pairs (i, j) of rows of x, map |x_i - x_j| (p = 1) or its square (p = 2),
+    reduce +: the first vector, then one vector at a time (not fused), the partial last vector added into its
+    first lanes (Vec::set), then vec_reduce_all's lane order; rows shorter than a vector: their lanes in order.
+    Blocks of pairs (about 1 MiB of differences, in cache), each laid out (vectors, pairs, lanes) so that the
+    fold runs down NumPy's outer axis."""
+    w = _vec_math.lanes(x.dtype, avx512_kernel=False)
+    m = x.shape[1]
+    out = np.empty(len(i), x.dtype)
+    step = max(1, (1 << 20) // max(1, m * x.itemsize))
+    full = m - m % w
+    nv = full // w
+    buf = np.empty((nv, min(step, len(i)), w), x.dtype) if nv > 1 else None
+    for s in range(0, len(i), step):
+        d = x[i[s:s + step]]
+        d -= x[j[s:s + step]]
+        np.abs(d, out=d)
+        if p == 2:
+            np.square(d, out=d)
+        if m < w:
+            out[s:s + len(d)] = _vec_math.hseq(d, m)
+            continue
+        if nv > 1:
+            b = buf[:, :len(d)]
+            np.copyto(b, d[:, :full].reshape(len(d), nv, w).transpose(1, 0, 2))
+            acc = np.add.reduce(b, 0)
+        else:
+            acc = d[:, :w].copy()
+        if m > full:
+            acc[:, :m - full] += d[:, full:]
+        out[s:s + len(d)] = _vec_math.hsum(acc)
+    return out
+
+
+def _pdist_grad_ordered(x, p, dist, g):
+    """_pdist_backward as run_backward_parallel_pdist computes it (one thread): the result starts at 0; for each
+    row i in turn and each j > i in turn, c = F::backward(x_i - x_j) (p = 2: `(grad * diff) / dist`, 0 where
+    dist is 0; p = 1: `grad * sign(diff)`; inf: `(grad * sign(diff)) * (1 - min(1, ceil(||diff| - dist|)))`,
+    sign(0) = +0) is added to row i's running vector and subtracted from row j's stored one. So row r is
+    0 - c(0, r) - c(1, r) - ... then + c(r, r + 1) + c(r, r + 2) + ..., in that order."""
+    n = x.shape[0]
+    res = np.zeros_like(x)
+    k = 0
+    for i in range(n - 1):
+        diff = x[i] - x[i + 1:]
+        gg = g[k:k + n - 1 - i, None]
+        dd = dist[k:k + n - 1 - i, None]
+        k += n - 1 - i
+        if p == 2:
+            c = np.where(dd == 0, x.dtype.type(0), (gg * diff) / dd)
+        else:
+            sign = np.sign(diff)
+            sign[sign == 0] = 0                 # +0, as the ceil / floor formula gives
+            c = gg * sign
+            if p != 1:
+                one = x.dtype.type(1)
+                c *= one - np.minimum(one, np.ceil(np.abs(np.abs(diff) - dd)))
+        res[i] = _sum_order._fold(np.concatenate((res[i][None], c)), 0)
+        res[i + 1:] -= c
+    return res
+
+
 def _pdist_grad_np(x, p, dist, g):
+    if (p == 1 or p == 2 or math.isinf(p)) and x.dtype in _VEC_DTYPES and x.shape[0] > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _pdist_grad_ordered(x, p, dist, g)
     n = x.shape[0]
     i, j = _pairs(n)
     diff = x[i] - x[j]

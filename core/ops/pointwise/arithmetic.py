@@ -172,7 +172,7 @@ class DivBackward0(_Binary):
         a = saved.pop(0) if ctx.a_t else ctx.a_s
         b = saved.pop(0) if ctx.b_t else ctx.b_s
         ga = g / b if _g_for(ctx, 0) else None
-        gb = -g * a / (b * b) if _g_for(ctx, 1) else None
+        gb = -g * ((a / b) / b) if _g_for(ctx, 1) else None     # div_tensor_other_backward's order
         return ga, gb
 
 

@@ -29,8 +29,8 @@ class ClampBackward1(Op):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return g * Tensor._make(_clamp_mask(a._data, ctx.lo, ctx.hi).astype(g._data.dtype))
+        (a,) = ctx.saved_tensors      # clamp_backward: where(mask, grad, 0), so a negative grad leaves +0, not -0
+        return where(Tensor._make(_clamp_mask(a._data, ctx.lo, ctx.hi)), g, zeros_like_t(g))
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -89,16 +89,19 @@ class ClampBackward0(Op):
     def backward(ctx, g):
         a, lo, hi = ctx.saved_tensors
         d = a._data
-        fd = g._data.dtype
-        ga = g * Tensor._make(_clamp_mask(d, lo, hi).astype(fd))
+        z = zeros_like_t(g)      # clamp_backward_min_max: where(pred, grad, 0) (+0 where masked, whatever grad's sign)
+
+        def pick(mask):
+            return where(Tensor._make(np.asarray(mask)), g, z)
+        ga = pick(_clamp_mask(d, lo, hi))
         glo = ghi = None
         if lo is not None and hi is not None:
-            glo = g * Tensor._make(((d < lo._data) & (lo._data < hi._data)).astype(fd))
-            ghi = g * Tensor._make(((d > hi._data) | (hi._data < lo._data)).astype(fd))
+            glo = pick((d < lo._data) & (lo._data < hi._data))
+            ghi = pick((d > hi._data) | (hi._data < lo._data))
         elif lo is not None:
-            glo = g * Tensor._make((d < lo._data).astype(fd))
+            glo = pick(d < lo._data)
         else:
-            ghi = g * Tensor._make((d > hi._data).astype(fd))
+            ghi = pick(d > hi._data)
         return ga, glo, ghi
 
 

@@ -13,7 +13,7 @@ from ..pointwise import _out, maximum, minimum, quietly, where, zeros_like_t
 from ..pointwise._out_checks import EXPECTED_DTYPE, check_out_dtype, out_tuple
 from ..registry import register
 from ... import _sum_order
-from . import _prod_order
+from . import _norm_order, _prod_order
 
 
 def _dims(dim, ndim):
@@ -39,6 +39,12 @@ def _axis(dims, ndim):
     if ndim == 0:
         return None
     return dims
+
+
+def _kept_shape(shape, ax, keepdim):
+    """The shape of a reduction of `shape` over the axes ax (None: all)."""
+    red = range(len(shape)) if ax is None else ax
+    return tuple(1 if i in red else m for i, m in enumerate(shape) if keepdim or i not in red)
 
 
 def _expand_back(g, shape, dims, keepdim):
@@ -162,7 +168,17 @@ class NansumBackward0(Op):
     def forward(ctx, a, dims, keepdim, dt):
         ctx.save_for_backward(a)
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        return np.asarray(np.nansum(a._data, axis=_axis(dims, a._data.ndim), keepdims=keepdim, dtype=dt.np))
+        d = a._data
+        npdt = np.dtype(dt.np)
+        if d.dtype == npdt and npdt in _ORDERED and d.size:
+            # SumKernel.cpp's cascade_sum<ignore_nan=true>: torch's sum order with NaNs loaded as 0. A NaN always
+            # reaches its slice's sum, so the plain ordered sum is the answer when it has none
+            s = _ordered_sum(d, dims, keepdim, npdt)
+            if s is not None and np.isnan(s).any():
+                s = _ordered_sum(np.where(np.isnan(d), npdt.type(0), d), dims, keepdim, npdt)
+            if s is not None:
+                return s
+        return np.asarray(np.nansum(d, axis=_axis(dims, d.ndim), keepdims=keepdim, dtype=dt.np))
 
     @staticmethod
     def backward(ctx, g):
@@ -665,8 +681,8 @@ def _np_vector_norm(x, ord, ax, keepdim):
 
 
 class LinalgVectorNormBackward0(Op):
-    """Vector p-norm (PyTorch's linalg.vector_norm); backward is PyTorch's norm_backward,
-    which gives 0 (not NaN) where the norm is 0."""
+    """Vector p-norm (PyTorch's linalg.vector_norm) in torch's CPU kernel order (_norm_order: bit for bit for
+    float32 / float64); backward is PyTorch's norm_backward, which gives 0 (not NaN) where the norm is 0."""
     save_output = True
 
     @staticmethod
@@ -680,6 +696,10 @@ class LinalgVectorNormBackward0(Op):
             if 0 in reduced:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor "
                                    "because the operation does not have an identity")
+        if ord != 0 and not np.isinf(ord):     # NumPy's count and max / min are torch's already
+            exact = _norm_order.torch_vector_norm(a._data, ord, tuple(range(x.ndim)) if ax is None else tuple(ax))
+            if exact is not None:
+                return exact.reshape(_kept_shape(x.shape, ax, keepdim))
         return np.asarray(quietly(_np_vector_norm, x, ord, ax, keepdim), dtype=x.dtype)
 
     @staticmethod

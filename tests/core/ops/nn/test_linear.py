@@ -45,3 +45,21 @@ def test_linear_bias_shapes_as_torch(torch, bshape):
     same_error(lambda: core.nn.functional.linear(core.tensor(x), core.tensor(w, requires_grad=True), core.tensor(b)),
                lambda: torch.nn.functional.linear(torch.tensor(x), torch.tensor(w, requires_grad=True),
                                                   torch.tensor(b)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normalize_bits(torch, dtype):
+    """F.normalize bit for bit, values and gradients: norm's kernel, clamp_min, and div's gradients (the divisor's
+    -grad * ((self / other) / other), summed back over the expanded dim in torch's order)."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(16)
+    a = rng.standard_normal((21, 34)).astype(dtype)
+    g = rng.standard_normal((34, 21)).astype(dtype)
+    for kw in ({}, {"dim": 0}, {"p": 1.0}):
+        res = []
+        for lib in (core, torch):
+            x = lib.from_numpy(a.copy()).requires_grad_(True)
+            out = lib.nn.functional.normalize(x.t(), **kw)
+            res.append((out.detach().numpy(), lib.autograd.grad(out, x, lib.from_numpy(g.copy()))[0].numpy()))
+        for o, r in zip(*res):
+            assert np.array_equal(np.ascontiguousarray(o).view(np.uint8), np.ascontiguousarray(r).view(np.uint8))

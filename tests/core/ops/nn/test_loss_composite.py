@@ -47,3 +47,22 @@ def test_enum_reduction_default_and_values_are_torchs(torch, name, reduction):
     got = getattr(core, name)(*[core.from_numpy(a) for a in arrays], *extra)
     assert tuple(got.shape) == tuple(want.shape)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_triplet_margin_loss_bits(torch, dtype):
+    """F.triplet_margin_loss bit for bit, values and the three gradients: pairwise_distance's norm kernel, and
+    clamp_min's where(self >= 0, grad, 0) (a negative cotangent leaves +0 in the inactive rows, not -0)."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(15)
+    arrays = [rng.standard_normal((40, 19)).astype(dtype) for _ in range(3)]
+    for reduction, cot in (("mean", -0.7), ("sum", 0.3), ("none", None)):
+        res = []
+        for lib in (core, torch):
+            xs = [lib.from_numpy(v.copy()).requires_grad_(True) for v in arrays]
+            out = lib.nn.functional.triplet_margin_loss(*xs, reduction=reduction)
+            c = lib.from_numpy(np.linspace(-1, 1, out.numel()).astype(dtype).reshape(tuple(out.shape))) \
+                if cot is None else lib.tensor(cot, dtype=out.dtype)
+            res.append([out.detach().numpy()] + [g.numpy() for g in lib.autograd.grad(out, xs, c)])
+        for o, r in zip(*res):
+            assert np.array_equal(np.atleast_1d(o).view(np.uint8), np.atleast_1d(r).view(np.uint8))
