@@ -167,7 +167,7 @@ class DivBackward0(_Binary):
     @staticmethod
     def backward(ctx, g):
         if ctx.rounding_mode is not None:
-            return (g * 0 if _g_for(ctx, 0) else None), (g * 0 if _g_for(ctx, 1) else None)
+            return (g.new_zeros(g.shape) if _g_for(ctx, 0) else None), (g.new_zeros(g.shape) if _g_for(ctx, 1) else None)
         saved = list(ctx.saved_tensors)
         a = saved.pop(0) if ctx.a_t else ctx.a_s
         b = saved.pop(0) if ctx.b_t else ctx.b_s

@@ -97,7 +97,7 @@ def _copysign_grad(ctx, g, a, b, out):
     ga = None
     if _g_for(ctx, 0):
         ga = g * (out / a).masked_fill(a == 0, 0)
-    return ga, (g * 0 if _g_for(ctx, 1) else None)
+    return ga, (g.new_zeros(g.shape) if _g_for(ctx, 1) else None)
 
 
 _, CopysignBackward0 = _define("copysign", "CopysignBackward0", np.copysign, _copysign_grad, float_out=True,

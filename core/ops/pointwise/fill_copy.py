@@ -68,7 +68,7 @@ class FillBackward2(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return g * 0
+        return g.new_zeros(g.shape)
 
 
 class ZeroBackward0(FillBackward2):
@@ -84,7 +84,7 @@ class FillBackward3(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return g * 0, g.sum()
+        return g.new_zeros(g.shape), g.sum()
 
 
 def fill_(self, value, *, _zero=False):
@@ -124,7 +124,7 @@ class CopyBackwards(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return g * 0, g
+        return g.new_zeros(g.shape), g
 
 
 def copy_(self, src, non_blocking=False):

@@ -34,7 +34,7 @@ class PowBackward0(_Binary):
         (a,) = ctx.saved_tensors
         e = ctx.e
         if e == 0:
-            return g * 0, None
+            return g.new_zeros(g.shape), None
         return g * (a ** (e - 1) * e), None     # ATen's pow_backward: grad * (exp * self.pow(exp - 1))
 
     @staticmethod
@@ -42,7 +42,7 @@ class PowBackward0(_Binary):
         a = ctx.saved_tensors[0]._data
         e = ctx.e
         if e == 0:
-            return g * 0, None
+            return np.zeros_like(g), None
         return quietly(_pow_grad_np, g, e, a), None
 
 

@@ -178,7 +178,7 @@ zeta = register(name="special.zeta", category="pointwise", function=False,
 
 def _nextafter_grad(ctx, g, a, b, out):
     """As PyTorch computes it: grad for input (0 where input == other), zeros for other."""
-    return (g.masked_fill(a == b, 0) if _g_for(ctx, 0) else None), (g * 0 if _g_for(ctx, 1) else None)
+    return (g.masked_fill(a == b, 0) if _g_for(ctx, 0) else None), (g.new_zeros(g.shape) if _g_for(ctx, 1) else None)
 
 
 def _igamma_grad(sign):

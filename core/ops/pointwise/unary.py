@@ -201,7 +201,7 @@ relu, ReluBackward0 = _unary("relu", _relu_np, _threshold_grad, save="output", f
 
 
 def _zero_grad(g, a, o):
-    return g * 0
+    return g.new_zeros(g.shape)       # zeros_like(grad): +0 even where grad is negative, inf or NaN
 
 
 def _sign_np(x):
@@ -252,7 +252,7 @@ class RoundBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return g * 0
+        return g.new_zeros(g.shape)
 
 
 class RoundBackward1(RoundBackward0):

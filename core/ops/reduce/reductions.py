@@ -602,7 +602,10 @@ class CumsumBackward0(Op):
         ctx.dim = dim
         if a._data.ndim == 0:
             return a._data.astype(dt.np)
-        return _cumulate(np.add, a._data, dim, dt.np)
+        r = _cumulate(np.add, a._data, dim, dt.np)
+        if r.dtype.kind in "fc":
+            r += 0      # ATen's accumulator starts at +0: a running sum is never -0 (-0 + 0 is +0)
+        return r
 
     @staticmethod
     def backward(ctx, g):

@@ -69,7 +69,7 @@ def _angle(x):
     return np.where(np.isnan(x), x, np.where(x < 0, x.dtype.type(np.pi), x.dtype.type(0)))
 
 
-angle, AngleBackward0 = _unary("angle", _angle, lambda g, a, o: g * 0, save=None, inplace=False,
+angle, AngleBackward0 = _unary("angle", _angle, lambda g, a, o: g.new_zeros(g.shape), save=None, inplace=False,
                                doc="The argument of each element: 0 for x >= 0, pi for x < 0 (gradient zero).")
 registry.method("real", property(lambda self: self))
 registry.method("imag", property(imag))

@@ -129,3 +129,26 @@ def test_gradcheck_unary(name):
         x = np.where(np.abs(x - np.round(x)) < 0.1, x + 0.25, x)
     assert gradcheck(lambda t: fn(core, t), x)
 
+
+
+ZERO_GRAD = {
+    "round": lambda m, x: x.round(), "round_decimals": lambda m, x: x.round(decimals=1),
+    "floor": lambda m, x: x.floor(), "ceil": lambda m, x: x.ceil(), "trunc": lambda m, x: x.trunc(),
+    "sign": lambda m, x: x.sign(), "sgn": lambda m, x: x.sgn(), "pow_0": lambda m, x: x.pow(0),
+    "fill_": lambda m, x: x.clone().fill_(3.0), "zero_": lambda m, x: x.clone().zero_(),
+    "div_trunc": lambda m, x: m.div(x, m.tensor([2.0, -3.0, 0.5, 4.0]), rounding_mode="trunc"),
+    "div_floor": lambda m, x: m.div(m.tensor([2.0, -3.0, 0.5, 4.0]), x, rounding_mode="floor"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_GRAD))
+def test_zero_gradients_are_zeros_like_grad(torch, name):
+    """derivatives.yaml's zeros_like(grad): +0 everywhere, also where the incoming gradient is negative, inf or
+    NaN (grad * 0 would give -0 and NaN)."""
+    g = [-1.0, 2.0, float("nan"), float("-inf")]
+    res = []
+    for m in (torch, core):
+        x = m.tensor([1.3, -2.7, 0.5, 2.0], requires_grad=True)
+        (gx,) = m.autograd.grad(ZERO_GRAD[name](m, x), x, m.tensor(g))
+        res.append(np.asarray((m.zeros(4) if m is torch and gx._is_zerotensor() else gx).tolist()))
+    assert res[0].tobytes() == res[1].tobytes(), res

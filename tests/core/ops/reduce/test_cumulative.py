@@ -127,3 +127,15 @@ def test_diff_of_order_zero_ignores_prepend_and_append(torch):
     got = core.diff(core.tensor(x), 0, 0, core.tensor(pre), core.tensor(app))
     assert got.tolist() == want.tolist()
 
+
+
+def test_cumsum_never_gives_negative_zero(torch):
+    """ATen's accumulator starts at +0, so a running sum of -0s (or of x and -x) prints 0., not -0.; cumprod's
+    gradient (a reversed cumsum) inherits it."""
+    for dt in ("float32", "float64", "float16"):
+        vals = [[-0.0, -0.0, 1.0, -1.0, -0.0], [-0.0, 2.0, -2.0, -0.0, -0.0]]
+        ref, ours = (m.tensor(vals, dtype=getattr(m, dt)) for m in (torch, core))
+        for d in (0, 1):
+            assert ours.cumsum(d).numpy().tobytes() == ref.cumsum(d).numpy().tobytes()
+            assert ours.t().cumsum(d).numpy().tobytes() == ref.t().cumsum(d).numpy().tobytes()
+    assert core.tensor(-0.0).cumsum(0).numpy().tobytes() == torch.tensor(-0.0).cumsum(0).numpy().tobytes()
