@@ -10,13 +10,16 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..pointwise import _broadcast_error, quietly
+from ..pointwise.binary_math import xlogy
 from ..pointwise._common import _ERRSTATE, _IGNORE
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
+from . import _sigmoid_kernels
 from .softmax import LogSoftmaxBackward0, _log_softmax_at, log_softmax
 
 _F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 _maxat, _WHOLE = np.maximum.reduceat, np.zeros(1, np.intp)
+_SLEEF = (_F32, _F64)
 
 
 def _nll_parts(x, t, w, ignore_index):
@@ -529,42 +532,88 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 _REDUCTION_ENUM = ("none", "mean", "sum")
 
 
-def _log_sigmoid_np(x):
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-
 class BinaryCrossEntropyWithLogitsBackward0(Op):
-    """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight, reduced."""
+    """binary_cross_entropy_with_logits (Loss.cpp): ls = log_sigmoid(x) (ATen's kernel, nn/_sigmoid_kernels.py),
+    times (pos_weight - 1) * t + 1 when pos_weight is given, loss = (1 - t) * x - ls, times weight, reduced."""
 
     grads_per_arg = True
 
     @staticmethod
     def forward(ctx, input, target, weight, pos_weight, reduction):
         x, t = input._data, target._data
-        ls = _log_sigmoid_np(x)
-        if pos_weight is not None:
-            ls = ls * ((pos_weight._data - 1) * t + 1)
-        loss = (1 - t) * x - ls
-        if weight is not None:
-            loss = loss * weight._data
+        with np.errstate(all="ignore"):
+            if x.dtype in _SLEEF and t.dtype == x.dtype:
+                ls = _sigmoid_kernels.log_sigmoid(x)[0]
+            else:
+                ls = (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+            if pos_weight is not None:
+                ls = ls * ((pos_weight._data - 1) * t + 1)
+            # (1 - target).mul_(input).sub_(ls), then mul_(weight): in place, so the loss keeps the layout of
+            # (1 - target) * input (the sum's order follows it), whatever log_sigmoid's (contiguous) output has
+            loss = (1 - t) * x
+            if loss.dtype == x.dtype and loss.shape == np.broadcast_shapes(loss.shape, ls.shape):
+                loss -= ls
+                if weight is not None and loss.shape == np.broadcast_shapes(loss.shape, weight._data.shape):
+                    loss *= weight._data
+                elif weight is not None:
+                    loss = loss * weight._data
+            else:
+                loss = loss - ls
+                if weight is not None:
+                    loss = loss * weight._data
         ctx.save_for_backward(input, target, weight, pos_weight)
         ctx.reduction = reduction
         return _reduce_np(loss.astype(x.dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, g):
+        """binary_cross_entropy_with_logits_backward / _target_backward (FunctionsManual.cpp), differentiable."""
         x, t, w, pw = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
+        n = x.numel()
         gi = gt = None
         if need[0]:
-            gi = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
-            gi = (gi * w if w is not None else gi) * g
+            gi = (x.sigmoid() - t) * g if pw is None else ((pw * t + 1 - t) * x.sigmoid() - pw * t) * g
+            gi = gi * w if w is not None else gi
+            gi = gi / n if ctx.reduction == "mean" else gi
         if len(need) > 1 and need[1]:
-            gt = -x if pw is None else _log_sigmoid(-x) - _log_sigmoid(x) * pw
-            gt = (gt * w if w is not None else gt) * g
+            gt = -x * g if pw is None else (_log_sigmoid(-x) - _log_sigmoid(x) * pw) * g
+            gt = gt * w if w is not None else gt
+            gt = gt / n if ctx.reduction == "mean" else gt
         return gi, gt, None, None, None
+
+    @staticmethod
+    def backward_np(ctx, g):
+        """The same formulas in ATen's order on arrays, sigmoid and log_sigmoid as ATen's kernels compute them."""
+        x, t, w, pw = (None if v is None else v._data for v in ctx.saved_tensors)
+        need = ctx.needs_input_grad
+        exact = x.dtype in _SLEEF and t.dtype == x.dtype and g.dtype == x.dtype
+        n = x.dtype.type(x.size)
+        gi = gt = None
+        with np.errstate(all="ignore"):
+            if need[0]:
+                sig = _sigmoid_kernels.sigmoid(x) if exact else 1 / (1 + np.exp(-x))
+                if pw is None:
+                    gi = (sig - t) * g
+                else:
+                    pt = pw * t
+                    gi = (((pt + 1) - t) * sig - pt) * g
+                gi = gi * w if w is not None else gi
+                gi = gi / n if ctx.reduction == "mean" else gi
+            if len(need) > 1 and need[1]:
+                if pw is None:
+                    gt = np.negative(x) * g
+                else:
+                    lsp = _sigmoid_kernels.log_sigmoid(x)[0] if exact else _log_sigmoid_np(x)
+                    lsn = _sigmoid_kernels.log_sigmoid(np.negative(x))[0] if exact else _log_sigmoid_np(-x)
+                    gt = (lsn - lsp * pw) * g
+                gt = gt * w if w is not None else gt
+                gt = gt / n if ctx.reduction == "mean" else gt
+        return gi, gt, None, None, None
+
+
+def _log_sigmoid_np(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
 def _log_sigmoid(x):
@@ -749,8 +798,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def _kl_div(input, target, reduction, log_target):
     if log_target:
         out = target.exp() * (target - input)
-    else:   # xlogy(target, target): 0 where target == 0
-        out = target * target.masked_fill(target == 0, 1).log() - target * input
+    else:   # Loss.cpp: at::xlogy(target, target) - target * input
+        out = xlogy(target, target) - target * input
     if reduction == "batchmean":
         s = out.sum()
         return s / input.size(0) if input.dim() != 0 else s

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import dtypes as _dt
+from ... import _glibc_logf, dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
 from ..registry import register
@@ -202,16 +202,21 @@ ldexp, LdexpBackward0 = _define("ldexp", "LdexpBackward0", lambda x, e: x * np.e
 
 
 def _xlogy_np(x, y):
+    """xlogy_kernel: x * std::log(y) (glibc's logf for float32: core/_glibc_logf.py), 0 where x == 0 unless y is NaN."""
     zero = (x == 0) & ~np.isnan(y)
-    return np.where(zero, 0, x * np.log(np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
+    yy = np.where(zero, 1, y)
+    ly = _glibc_logf.logf(yy) if yy.dtype == np.float32 else np.log(yy)
+    return np.where(zero, 0, x * ly).astype(np.result_type(x, y), copy=False)
 
 
 def _xlogy_grad(ctx, g, a, b, out):
     """As PyTorch 2.13 computes it: d/dx = log(y), except 0 where x == 0 and y <= 0; d/dy = x / y."""
     ga = gb = None
     if _g_for(ctx, 0):
-        ly = log(b) if isinstance(b, Tensor) else Tensor._make(np.asarray(_log_scalar(b), dtype=g._data.dtype))
-        ga = g * ly.masked_fill((a == 0).logical_and(b <= 0 if isinstance(b, Tensor) else
+        # derivatives.yaml: at::xlogy(grad, other), masked
+        ga = xlogy(g, b) if isinstance(b, Tensor) else \
+            g * Tensor._make(np.asarray(_log_scalar(b), dtype=g._data.dtype))
+        ga = ga.masked_fill((a == 0).logical_and(b <= 0 if isinstance(b, Tensor) else
                                                      Tensor._make(np.asarray(b <= 0))), 0)
     if _g_for(ctx, 1):
         gb = g * a / b
