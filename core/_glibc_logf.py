@@ -23,6 +23,7 @@ _LOGC = np.array([float.fromhex(b) for _, b in _TAB])
 _LN2 = float.fromhex("0x1.62e42fefa39efp-1")
 _A0, _A1, _A2 = (float.fromhex(v) for v in ("-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
 _OFF = 0x3f330000
+_F32_MIN = np.float32(np.finfo(np.float32).tiny)
 
 
 def logf(x):
@@ -32,20 +33,26 @@ def logf(x):
     shape = x.shape
     x = x.ravel()
     with np.errstate(all="ignore"):
-        ix = x.view(np.uint32).astype(np.int64)
-        sub = (ix > 0) & (ix < 0x00800000)
-        if sub.any():       # subnormal: normalised by 2**23
-            ix = np.where(sub, (x * np.float32(2.0 ** 23)).view(np.uint32).astype(np.int64) - (23 << 23), ix)
-        tmp = (ix - _OFF) & 0xFFFFFFFF
-        i = (tmp >> 19) & 15
-        k = tmp.astype(np.uint32).view(np.int32) >> 23
-        z = ((ix - (tmp & 0xFF800000)) & 0xFFFFFFFF).astype(np.uint32).view(np.float32).astype(np.float64)
-        r = z * _INVC[i] - 1.0
-        y0 = _LOGC[i] + k * _LN2
+        ix = x.view(np.uint32)
+        if np.minimum.reduce(x) < _F32_MIN or not np.maximum.reduce(x) < np.inf:    # NaN fails both
+            sub = (ix > 0) & (ix < 0x00800000)
+            if sub.any():       # subnormal: normalised by 2**23
+                ix = np.where(sub, (x * np.float32(2.0 ** 23)).view(np.uint32) - np.uint32(23 << 23), ix)
+        tmp = ix - np.uint32(_OFF)                        # uint32 arithmetic wraps as C's
+        i = (tmp >> np.uint32(19)) & np.uint32(15)
+        k = (tmp.view(np.int32) >> 23).astype(np.float64)
+        z = (ix - (tmp & np.uint32(0xFF800000))).view(np.float32).astype(np.float64)
+        r = z * _INVC.take(i)
+        r -= 1.0
+        y0 = _LOGC.take(i)
+        y0 += k * _LN2
         r2 = r * r
-        y = _A1 * r + _A2
-        y = _A0 * r2 + y
-        y = y * r2 + (y0 + r)
+        y = _A1 * r
+        y += _A2
+        y += _A0 * r2
+        y *= r2
+        y0 += r
+        y += y0
         out = y.astype(np.float32)
         bad = ~((x > 0) & (x < np.inf))
         if bad.any():
@@ -53,5 +60,5 @@ def logf(x):
             out[x < 0] = -np.float32(np.nan)   # (x - x) / (x - x): x86's default NaN has the sign bit set
             out[x != x] = x[x != x]
             out[x == 0] = -np.inf
-        out[x == 1] = 0
+        out[ix == 0x3F800000] = 0
     return out.reshape(shape)
