@@ -798,8 +798,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def _kl_div(input, target, reduction, log_target):
     if log_target:
         out = target.exp() * (target - input)
-    else:   # Loss.cpp: at::xlogy(target, target) - target * input
-        out = xlogy(target, target) - target * input
+    else:   # Loss.cpp: at::xlogy(target, target) - target * input; torch's build evaluates the product first, so
+        # the engine (later nodes first) runs xlogy's backward first: target's gradient is (xlogy's two) + product's
+        prod = target * input
+        out = xlogy(target, target) - prod
     if reduction == "batchmean":
         s = out.sum()
         return s / input.size(0) if input.dim() != 0 else s
