@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _vec_math as _vm
+
 _TAB = (("0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2"), ("0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2"),
         ("0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2"), ("0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3"),
         ("0x1.30d190c8864a5p+0", "-0x1.6574f0ac07758p-3"), ("0x1.25e227b0b8eap+0", "-0x1.1aa2bc79c81p-3"),
@@ -28,8 +30,11 @@ _F32_MIN = np.float32(np.finfo(np.float32).tiny)
 
 def logf(x):
     """glibc's logf on each element of a float32 array (special values as logf: -inf at 0, x86's default NaN below,
-    a NaN input returned, inf at inf)."""
-    x = np.asarray(x, np.float32)
+    a NaN input returned, inf at inf); in blocks whose float64 scratch stays in the L2 cache."""
+    return _vm._blocked(_logf_block, x, np.float32, 8192)
+
+
+def _logf_block(x):
     shape = x.shape
     x = x.ravel()
     with np.errstate(all="ignore"):
