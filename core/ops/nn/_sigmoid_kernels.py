@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _cpu, _vec_math as vm
-from ..._vec_log1p import log1pd, log1pf
+from ._vec_log1p import log1pd, log1pf
 
 
 def _vlog1p(b):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _glibc_logf, dtypes as _dt
+from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
+from . import _glibc_logf
 from ..registry import register
 from ._common import _Binary, _binary, _g_for, _long, _not_implemented_node, _out, _tensor_first, quietly
 from .comparison import isnan
@@ -202,7 +203,7 @@ ldexp, LdexpBackward0 = _define("ldexp", "LdexpBackward0", lambda x, e: x * np.e
 
 
 def _xlogy_np(x, y):
-    """xlogy_kernel: x * std::log(y) (glibc's logf for float32: core/_glibc_logf.py), 0 where x == 0 unless y is NaN."""
+    """xlogy_kernel: x * std::log(y) (glibc's logf for float32: pointwise/_glibc_logf.py), 0 where x == 0 unless y is NaN."""
     zero = (x == 0) & ~np.isnan(y)
     yy = np.where(zero, 1, y)
     ly = _glibc_logf.logf(yy) if yy.dtype == np.float32 else np.log(yy)

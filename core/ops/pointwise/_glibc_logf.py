@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _vec_math as _vm
+from ... import _vec_math as _vm
 
 _TAB = (("0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2"), ("0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2"),
         ("0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2"), ("0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3"),

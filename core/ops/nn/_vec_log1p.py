@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _vec_math as _vm
-from ._vec_math import _Fma32, _midpoints
+from ... import _vec_math as _vm
+from ..._vec_math import _Fma32, _midpoints
 
 _F, _D, _I32 = np.float32, np.float64, np.int32
 # SLEEF's constants (the same as its logf / log: core/_vec_math.py)

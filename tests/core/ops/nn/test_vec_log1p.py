@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from core._vec_log1p import log1pd, log1pf
+from core.ops.nn._vec_log1p import log1pd, log1pf
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -2,7 +2,7 @@
 import numpy as np
 
 from core import _vec_math as vm
-from core._glibc_logf import logf
+from core.ops.pointwise._glibc_logf import logf
 
 
 def test_logf_is_the_c_librarys():
