@@ -58,12 +58,10 @@ def _logf_block(x):
         y *= r2
         y0 += r
         y += y0
-        out = y.astype(np.float32)
-        bad = ~((x > 0) & (x < np.inf))
-        if bad.any():
+        out = y.astype(np.float32)       # x == 1 gives +0 here (glibc's early return only fixes downward rounding)
+        if not (np.minimum.reduce(x) > 0 and np.maximum.reduce(x) < np.inf):     # NaN fails both
             out[x == np.inf] = np.inf
             out[x < 0] = -np.float32(np.nan)   # (x - x) / (x - x): x86's default NaN has the sign bit set
             out[x != x] = x[x != x]
             out[x == 0] = -np.inf
-        out[ix == 0x3F800000] = 0
     return out.reshape(shape)

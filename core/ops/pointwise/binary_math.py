@@ -205,9 +205,11 @@ ldexp, LdexpBackward0 = _define("ldexp", "LdexpBackward0", lambda x, e: x * np.e
 def _xlogy_np(x, y):
     """xlogy_kernel: x * std::log(y) (glibc's logf for float32: pointwise/_glibc_logf.py), 0 where x == 0 unless y is NaN."""
     zero = (x == 0) & ~np.isnan(y)
-    yy = np.where(zero, 1, y)
+    some = zero.any()
+    yy = np.where(zero, 1, y) if some else np.asarray(y)
     ly = _glibc_logf.logf(yy) if yy.dtype == np.float32 else np.log(yy)
-    return np.where(zero, 0, x * ly).astype(np.result_type(x, y), copy=False)
+    r = x * ly
+    return (np.where(zero, 0, r) if some else r).astype(np.result_type(x, y), copy=False)
 
 
 def _xlogy_grad(ctx, g, a, b, out):
