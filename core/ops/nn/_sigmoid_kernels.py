@@ -25,11 +25,14 @@ def _vlog1p(b):
 
 
 def log_sigmoid(x):
-    """(output, buffer) of log_sigmoid_forward for a float32 / float64 array."""
+    """(output, buffer) of log_sigmoid_forward for a float32 / float64 array (contiguous, as ATen's)."""
+    if not x.size:
+        return np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+    flat = np.ascontiguousarray(x).reshape(-1)      # 0-d too
     with np.errstate(all="ignore"):
-        b = vm.vexp(-np.abs(x))
-        out = np.minimum(x, x.dtype.type(0)) - _vlog1p(b)
-    return out, b
+        b = vm.vexp(-np.abs(flat))
+        out = np.minimum(flat, x.dtype.type(0)) - _vlog1p(b)
+    return out.reshape(x.shape), b.reshape(x.shape)
 
 
 def log_sigmoid_backward(x, b, g):
@@ -52,6 +55,8 @@ def _memory_order(x):
 
 def sigmoid(x):
     """torch.sigmoid's CPU bits for a float32 / float64 array (dense layouts; others in C order)."""
+    if not x.size or not x.ndim:
+        return sigmoid(x.reshape(-1)).reshape(x.shape) if x.size else np.empty(x.shape, x.dtype)
     perm, inv = _memory_order(x)
     xm = x if perm is None or perm is False else x.transpose(perm)
     flat = np.ascontiguousarray(xm).ravel()

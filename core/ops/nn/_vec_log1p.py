@@ -35,6 +35,8 @@ def _log1pf_block(d):
     d = np.asarray(d, _F)
     shape = d.shape
     d = d.ravel()
+    if not d.size:
+        return d.reshape(shape)
     with np.errstate(all="ignore"):
         dp1 = d + _F(1)
         e = np.multiply(dp1, _F43).view(_I32) >> 23
