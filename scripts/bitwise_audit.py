@@ -79,6 +79,21 @@ CASES = {
                                                                       reduction=r)) for r in ("mean", "sum")],
     "nll_loss": [(r, lambda T, x, y, z, r=r: _f(T).nll_loss(x, (y.abs() * 7).long()[:, 0] % x.shape[1], reduction=r))
                  for r in ("mean", "sum")],
+    "binary_cross_entropy_with_logits": [(r, lambda T, x, y, z, r=r: _f(T).binary_cross_entropy_with_logits(
+        x, y, reduction=r)) for r in ("none", "mean", "sum")] + [
+        ("pos_weight", lambda T, x, y, z: _f(T).binary_cross_entropy_with_logits(x, y, pos_weight=z[0].detach().abs())),
+        ("weight", lambda T, x, y, z: _f(T).binary_cross_entropy_with_logits(x, y, weight=z.detach(), reduction="sum"))],
+    "kl_div": [(r, lambda T, x, y, z, r=r: _f(T).kl_div(x, y, reduction=r)) for r in ("none", "mean", "sum", "batchmean")]
+    + [("log_target", lambda T, x, y, z: _f(T).kl_div(x, y, reduction="sum", log_target=True))],
+    "multilabel_soft_margin_loss": [(r, lambda T, x, y, z, r=r: _f(T).multilabel_soft_margin_loss(
+        x, y.detach().sign().clamp_min(0), reduction=r)) for r in ("none", "mean", "sum")],
+    "soft_margin_loss": [(r, lambda T, x, y, z, r=r: _f(T).soft_margin_loss(x, y.detach().sign(), reduction=r))
+                         for r in ("none", "mean", "sum")],
+    "poisson_nll_loss": [(r, lambda T, x, y, z, r=r: _f(T).poisson_nll_loss(x, y.detach().abs(), reduction=r))
+                         for r in ("none", "mean", "sum")]
+    + [("full", lambda T, x, y, z: _f(T).poisson_nll_loss(x.abs(), y.detach().abs() * 3, log_input=False, full=True))],
+    "gaussian_nll_loss": [(r, lambda T, x, y, z, r=r: _f(T).gaussian_nll_loss(x, y, z.detach().abs(), reduction=r))
+                          for r in ("none", "mean", "sum")],
 }
 
 # never compared: random, uninitialised or data-dependent-shape outputs

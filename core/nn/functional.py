@@ -16,8 +16,9 @@ from ..ops.nn.dropout import dropout, dropout2d
 from ..ops.nn.embedding import embedding, embedding_bag
 from ..ops.nn.im2col import fold, unfold
 from ..ops.nn.linear import linear, normalize
-from ..ops.nn.loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div,
-                           l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+from ..ops.nn.loss import (binary_cross_entropy, cross_entropy, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
+                           smooth_l1_loss)
+from ..ops.nn.loss_logits import binary_cross_entropy_with_logits
 from ..ops.nn.norm import batch_norm, group_norm, instance_norm, layer_norm
 from ..ops.nn.padding import pad
 from ..ops.nn.pool import avg_pool2d, max_pool2d, max_pool2d_with_indices

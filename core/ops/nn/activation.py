@@ -9,7 +9,10 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ..inplace import check_inplace, rebase, snapshot, write_result
 from ..registry import register
+from . import _sigmoid_kernels
 from ._util import _make, _short
+
+_SLEEF_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def relu(input, inplace=False):
@@ -223,16 +226,30 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 class LogSigmoidBackward0(Op):
+    """ATen's log_sigmoid_cpu_kernel (min(x, 0) - log1p(exp(-|x|)) through SLEEF on every element) and its
+    backward from the saved buffer exp(-|x|), bit for bit (nn/_sigmoid_kernels.py)."""
+
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
         x = input._data
+        if x.dtype in _SLEEF_DTYPES:
+            out, ctx.buffer = _sigmoid_kernels.log_sigmoid(x)
+            return out
+        ctx.buffer = None
         return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return g * (-x).sigmoid()
+
+    @staticmethod
+    def backward_np(ctx, g):
+        (x,) = ctx.saved_tensors
+        if ctx.buffer is None:      # float16 / bfloat16: the composite formula of backward
+            return g * (1 / (1 + np.exp(x._data)))
+        return _sigmoid_kernels.log_sigmoid_backward(x._data, ctx.buffer, g)
 
 
 @register(category="nn", function=False)

@@ -1,4 +1,4 @@
-"""Losses: nll_loss, cross_entropy, mse_loss, l1_loss, binary_cross_entropy."""
+"""Losses: nll_loss, cross_entropy, mse_loss, l1_loss, binary_cross_entropy, smooth_l1_loss, huber_loss, kl_div."""
 from __future__ import annotations
 
 import warnings
@@ -10,6 +10,7 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import STATE
 from ...tensor import Tensor
 from ..pointwise import _broadcast_error, quietly
+from ..pointwise.binary_math import xlogy
 from ..pointwise._common import _ERRSTATE, _IGNORE
 from ..registry import export, register
 from ._util import _reduce_np, _reduction, _shape, _short, _torch_name
@@ -524,64 +525,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=reduction)
 
 
-# -- binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss, kl_div --------------------------------
+# -- smooth_l1_loss, huber_loss, kl_div -----------------------------------------------------------------
+
+# binary_cross_entropy_with_logits lives in loss_logits.py; imported here so that it registers in its place among the
+# losses (the op tables' order)
+from .loss_logits import binary_cross_entropy_with_logits  # noqa: E402,F401
 
 _REDUCTION_ENUM = ("none", "mean", "sum")
-
-
-def _log_sigmoid_np(x):
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-
-class BinaryCrossEntropyWithLogitsBackward0(Op):
-    """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight, reduced."""
-
-    grads_per_arg = True
-
-    @staticmethod
-    def forward(ctx, input, target, weight, pos_weight, reduction):
-        x, t = input._data, target._data
-        ls = _log_sigmoid_np(x)
-        if pos_weight is not None:
-            ls = ls * ((pos_weight._data - 1) * t + 1)
-        loss = (1 - t) * x - ls
-        if weight is not None:
-            loss = loss * weight._data
-        ctx.save_for_backward(input, target, weight, pos_weight)
-        ctx.reduction = reduction
-        return _reduce_np(loss.astype(x.dtype, copy=False), reduction)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, t, w, pw = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        gi = gt = None
-        if need[0]:
-            gi = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
-            gi = (gi * w if w is not None else gi) * g
-        if len(need) > 1 and need[1]:
-            gt = -x if pw is None else _log_sigmoid(-x) - _log_sigmoid(x) * pw
-            gt = (gt * w if w is not None else gt) * g
-        return gi, gt, None, None, None
-
-
-def _log_sigmoid(x):
-    """log(sigmoid(x)) with core ops (min(x, 0) - log1p(exp(-|x|))), differentiable twice."""
-    return x.clamp_max(0) - (-x.abs()).exp().log1p()
-
-
-@register(category="nn", function=False)
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
-    """Sigmoid + binary cross entropy in one numerically stable op (BinaryCrossEntropyWithLogitsBackward0)."""
-    reduction = _reduction(reduction, size_average, reduce)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    if input._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_short(input.dtype)}'")
-    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight, reduction)
 
 
 class _PiecewiseLoss(Op):
@@ -749,23 +699,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def _kl_div(input, target, reduction, log_target):
     if log_target:
         out = target.exp() * (target - input)
-    else:   # xlogy(target, target): 0 where target == 0
-        out = target * target.masked_fill(target == 0, 1).log() - target * input
+    else:   # Loss.cpp: at::xlogy(target, target) - target * input; torch's build evaluates the product first, so
+        # the engine (later nodes first) runs xlogy's backward first: target's gradient is (xlogy's two) + product's
+        prod = target * input
+        out = xlogy(target, target) - prod
     if reduction == "batchmean":
         s = out.sum()
         return s / input.size(0) if input.dim() != 0 else s
     if reduction == "none":
         return out
     return out.sum() if reduction == "sum" else out.mean()
-
-
-@export(name="binary_cross_entropy_with_logits")
-@_torch_name
-def torch_binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    """torch.binary_cross_entropy_with_logits: reduction as an enum (0 none, 1 mean, 2 sum); omitted, torch 2.13's
-    binding gives 0 (unreduced), whatever ATen's schema default says."""
-    return binary_cross_entropy_with_logits(input, target, weight, reduction=_REDUCTION_ENUM[reduction],
-                                            pos_weight=pos_weight)
 
 
 @export(name="kl_div")

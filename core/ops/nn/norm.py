@@ -221,6 +221,7 @@ class NativeLayerNormBackward0(Op):
         axes, lead, eps = ctx.meta
         need = ctx.needs_input_grad
         if STATE.grad_enabled:
+            saved = (mean, rstd)
             mean = x.mean(axes, keepdim=True)
             rstd = ((x - mean) * (x - mean)).mean(axes, keepdim=True).add(eps).rsqrt()
         xhat = (x - mean) * rstd
@@ -232,6 +233,18 @@ class NativeLayerNormBackward0(Op):
             gw = (g * xhat).sum(lead) if lead else g * xhat
         if len(need) > 2 and need[2]:
             gb = g.sum(lead) if lead else g
+        if STATE.grad_enabled:      # create_graph: native_layer_norm_backward's bits, the composite's derivatives
+            mean, rstd = saved
+            rows = int(np.prod(x.shape[:len(lead)], dtype=np.int64))
+            need3 = tuple(need[:3]) + (False,) * (3 - len(need))
+            exact = None if not x._data.size or g._data.dtype != x._data.dtype else _moments.layer_norm_backward(
+                g._data.reshape(rows, -1), x._data.reshape(rows, -1), mean._data.ravel(), rstd._data.ravel(),
+                None if w is None else w._data.ravel(), need3)
+            if exact is not None:
+                gi, gw, gb = (c if c is None or e is None else
+                              NativeLayerNormBackwardBackward0.apply(c, *((x,) if w is None else (x, w)),
+                                                                     value=e.reshape(c._data.shape))
+                              for c, e in zip((gi, gw, gb), exact))
         return gi, gw, gb
 
     @staticmethod
@@ -259,6 +272,21 @@ class NativeLayerNormBackward0(Op):
         if len(need) > 2 and need[2]:
             gb = g.sum(lead) if lead else g
         return gi, gw, gb
+
+
+class NativeLayerNormBackwardBackward0(Op):
+    """A first derivative of layer_norm recorded with create_graph=True: its value is native_layer_norm_backward's
+    (the kernel's bits, passed in), its derivative the identity into the composite formula it replaces (so second
+    derivatives follow that formula, not the order of torch's layer_norm_double_backward). input and weight are
+    recorded as inputs without gradient, so the node exists whenever they require grad, as torch's."""
+
+    @staticmethod
+    def forward(ctx, composite, *recorded, value=None):
+        return value
+
+    @staticmethod
+    def backward(ctx, gg):
+        return (gg,) + (None,) * (len(ctx.needs_input_grad) - 1)
 
 
 @register(category="nn", function=False)

@@ -130,7 +130,7 @@ class SoftmaxBackward0(Op):
         (out,) = ctx.saved_tensors
         if out.ndim == 0:
             return g * 0
-        return out * (g - (g * out).sum(ctx.dim, keepdim=True))
+        return SoftmaxBackwardDataBackward0.apply(g, out, ctx.dim)
 
     @staticmethod
     def backward_np(ctx, g):
@@ -157,7 +157,7 @@ class LogSoftmaxBackward0(Op):
         (out,) = ctx.saved_tensors
         if out.ndim == 0:
             return g * 0
-        return g - out.exp() * g.sum(ctx.dim, keepdim=True)
+        return LogSoftmaxBackwardDataBackward0.apply(g, out, ctx.dim)
 
     @staticmethod
     def backward_np(ctx, g):
@@ -168,6 +168,62 @@ class LogSoftmaxBackward0(Op):
         if o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size:
             return _order.log_softmax_backward(g, o, ctx.dim)
         return g - np.exp(o) * g.sum(ctx.dim, keepdims=True)
+
+
+def _exact(g, o):
+    return o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size
+
+
+class SoftmaxBackwardDataBackward0(Op):
+    """_softmax_backward_data(grad_output, output, dim): the first derivative as a node of its own when a graph of
+    it is recorded (create_graph=True): the same kernel (and bits) as without a graph; its derivatives are
+    derivatives.yaml's: grad_output: _softmax_backward_data(grad, output, dim), output:
+    softmax_double_backward = grad_output * grad - (output * grad_output).sum(dim) * grad
+    - grad_output * (output * grad).sum(dim)."""
+
+    @staticmethod
+    def forward(ctx, grad_output, output, dim):
+        ctx.save_for_backward(grad_output, output)
+        ctx.dim = dim
+        g, o = grad_output._data, output._data
+        if _exact(g, o):
+            return quietly(_order.softmax_backward, g, o, dim)
+        return quietly(lambda: o * (g - (g * o).sum(dim, keepdims=True)))
+
+    @staticmethod
+    def backward(ctx, gg):
+        go, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d = ctx.dim
+        ggo = SoftmaxBackwardDataBackward0.apply(gg, out, d) if need[0] else None
+        gout = None
+        if len(need) > 1 and need[1]:
+            gout = go * gg - (out * go).sum(d, keepdim=True) * gg - go * (out * gg).sum(d, keepdim=True)
+        return ggo, gout
+
+
+class LogSoftmaxBackwardDataBackward0(Op):
+    """_log_softmax_backward_data(grad_output, output, dim) as a node (create_graph=True): the kernel's bits; its
+    derivatives (derivatives.yaml): grad_output: grad - (grad * output.exp()).sum(dim), output:
+    -grad_output.sum(dim) * output.exp() * grad."""
+
+    @staticmethod
+    def forward(ctx, grad_output, output, dim):
+        ctx.save_for_backward(grad_output, output)
+        ctx.dim = dim
+        g, o = grad_output._data, output._data
+        if _exact(g, o):
+            return quietly(_order.log_softmax_backward, g, o, dim)
+        return quietly(lambda: g - np.exp(o) * g.sum(dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, gg):
+        go, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d = ctx.dim
+        ggo = gg - (gg * out.exp()).sum(d, keepdim=True) if need[0] else None
+        gout = -go.sum(d, keepdim=True) * out.exp() * gg if len(need) > 1 and need[1] else None
+        return ggo, gout
 
 
 def _get_softmax_dim(name, ndim, stacklevel):

@@ -8,6 +8,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import registry
+from . import _glibc_logf
 from ..registry import register
 from ._common import _Binary, _binary, _g_for, _long, _not_implemented_node, _out, _tensor_first, quietly
 from .comparison import isnan
@@ -202,16 +203,23 @@ ldexp, LdexpBackward0 = _define("ldexp", "LdexpBackward0", lambda x, e: x * np.e
 
 
 def _xlogy_np(x, y):
+    """xlogy_kernel: x * std::log(y) (glibc's logf for float32: pointwise/_glibc_logf.py), 0 where x == 0 unless y is NaN."""
     zero = (x == 0) & ~np.isnan(y)
-    return np.where(zero, 0, x * np.log(np.where(zero, 1, y))).astype(np.result_type(x, y), copy=False)
+    some = zero.any()
+    yy = np.where(zero, 1, y) if some else np.asarray(y)
+    ly = _glibc_logf.logf(yy) if yy.dtype == np.float32 else np.log(yy)
+    r = x * ly
+    return (np.where(zero, 0, r) if some else r).astype(np.result_type(x, y), copy=False)
 
 
 def _xlogy_grad(ctx, g, a, b, out):
     """As PyTorch 2.13 computes it: d/dx = log(y), except 0 where x == 0 and y <= 0; d/dy = x / y."""
     ga = gb = None
     if _g_for(ctx, 0):
-        ly = log(b) if isinstance(b, Tensor) else Tensor._make(np.asarray(_log_scalar(b), dtype=g._data.dtype))
-        ga = g * ly.masked_fill((a == 0).logical_and(b <= 0 if isinstance(b, Tensor) else
+        # derivatives.yaml: at::xlogy(grad, other), masked
+        ga = xlogy(g, b) if isinstance(b, Tensor) else \
+            g * Tensor._make(np.asarray(_log_scalar(b), dtype=g._data.dtype))
+        ga = ga.masked_fill((a == 0).logical_and(b <= 0 if isinstance(b, Tensor) else
                                                      Tensor._make(np.asarray(b <= 0))), 0)
     if _g_for(ctx, 1):
         gb = g * a / b

@@ -66,3 +66,21 @@ def test_triplet_margin_loss_bits(torch, dtype):
             res.append([out.detach().numpy()] + [g.numpy() for g in lib.autograd.grad(out, xs, c)])
         for o, r in zip(*res):
             assert np.array_equal(np.atleast_1d(o).view(np.uint8), np.atleast_1d(r).view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multilabel_soft_margin_loss_is_torchs_bit_for_bit(torch, dtype, reduction):
+    """Through log_sigmoid's kernel (contiguous inputs: a transposed input's products take another layout in core,
+    so the class sum's order differs)."""
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal((7, 37)).astype(dtype) for _ in range(2))
+    res = []
+    for L in (core, torch):
+        xi = L.from_numpy(x.copy()).requires_grad_(True)
+        out = L.nn.functional.multilabel_soft_margin_loss(xi * 3, L.from_numpy((y > 0).astype(dtype)),
+                                                          reduction=reduction)
+        (g,) = L.autograd.grad(out.sum(), xi)
+        res.append((out.detach().numpy(), g.numpy()))
+    for a, b in zip(*res):
+        assert np.array_equal(np.atleast_1d(a).view(np.uint8), np.atleast_1d(b).view(np.uint8))

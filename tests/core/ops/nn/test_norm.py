@@ -60,3 +60,25 @@ def test_instance_norm_running_stats_of_another_dtype(torch):
         return m.nn.functional.instance_norm(x, rm, rv), rm, rv
     agree(torch, fn)
 
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_create_graph_first_derivatives_are_the_kernels(torch, dtype):
+    """create_graph=True: the three gradients carry native_layer_norm_backward's bits (NativeLayerNormBackwardBackward0
+    nodes, as torch names them); second derivatives follow the composite formula, within rounding of torch's."""
+    import numpy as np
+    rng = np.random.default_rng(4)
+    x, g = (rng.standard_normal((9, 20)).astype(dtype) for _ in range(2))
+    w, b = (rng.standard_normal(20).astype(dtype) for _ in range(2))
+    res = []
+    for L in (core, torch):
+        xi, wi, bi = (L.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
+        gs = L.autograd.grad(L.nn.functional.layer_norm(xi, (20,), wi, bi), (xi, wi, bi), L.from_numpy(g),
+                             create_graph=True)
+        second = L.autograd.grad((gs[0] * gs[0]).sum() + (gs[1] * gs[1]).sum(), (xi, wi))
+        res.append(([t.grad_fn.name() for t in gs], [t.detach().numpy() for t in gs], [t.numpy() for t in second]))
+    assert res[0][0] == res[1][0]
+    for a, c in zip(res[0][1], res[1][1]):
+        assert np.array_equal(a.view(np.uint8), c.view(np.uint8))
+    for a, c in zip(res[0][2], res[1][2]):
+        np.testing.assert_allclose(a, c, rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-5)

@@ -130,3 +130,18 @@ def test_inplace_binary_variants(torch):
         getattr(t, name)(torch.tensor(j))
         assert_same(c, t)
 
+
+
+def test_xlogy_float32_is_glibcs_log_bit_for_bit(torch):
+    """xlogy_kernel's x * std::log(y): glibc's logf for float32 (values and both gradients)."""
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((2, 40, 17)).astype(np.float32)
+    x[0, :5] = 0
+    y = np.abs(y)
+    res = []
+    for L in (core, torch):
+        xi, yi = (L.from_numpy(v.copy()).requires_grad_(True) for v in (x, y))
+        out = L.xlogy(xi, yi)
+        res.append([out.detach().numpy()] + [g.numpy() for g in L.autograd.grad(out, (xi, yi), L.from_numpy(y))])
+    for a, b in zip(*res):
+        assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
