@@ -212,7 +212,7 @@ class HardtanhBackward0(Op):
         (x,) = ctx.saved_tensors
         lo, hi = ctx.bounds
         d = x._data
-        return g * _make(((d > lo) & (d < hi)).astype(d.dtype))
+        return g.masked_fill(_make(~((d > lo) & (d < hi))), 0)     # `? 0 : grad`: +0, whatever grad's sign
 
 
 @register(category="nn", function=False)

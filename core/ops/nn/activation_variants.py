@@ -64,7 +64,8 @@ class HardswishBackward0(Op):
         d, dt = x._data, x._data.dtype
         # NaN takes the last branch (grad) in the scalar op, `x <= -3 ? 0 : x < 3 ? ... : grad`; NaN in the vector lanes
         rest = np.where(_vector_nan(d, unroll_bytes(avx512_kernel=True)), np.nan, ~(d < 3) & ~(d <= -3)).astype(dt)
-        return g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _make(rest))
+        r = g * where(_mask((d > -3) & (d < 3), np.bool_), x / 3 + 0.5, _make(rest))
+        return r.masked_fill(_make(d <= -3), 0)      # the `x <= -3 ? 0` branch: +0, whatever grad's sign
 
 
 @register(category="nn", function=False)
@@ -100,7 +101,8 @@ class HardsigmoidBackwardNotImplemented(Op):
         d = x._data
         # ATen's one_sixth is the float literal 1.0f / 6.0f, widened (also for double inputs)
         six = np.asarray(np.float32(1.0) / np.float32(6.0), np.float64)
-        return (g._data * ((d > -3) & (d < 3)).astype(d.dtype) * six).astype(g._data.dtype, copy=False)
+        zero = g._data.dtype.type(0)
+        return np.where((d > -3) & (d < 3), (g._data * six).astype(g._data.dtype, copy=False), zero)
 
     @staticmethod
     def backward(ctx, gg):
@@ -307,7 +309,7 @@ class ThresholdBackward0(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _mask(~(x._data <= ctx.threshold), g._data.dtype)
+        return g.masked_fill(_make(x._data <= ctx.threshold), 0)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -351,7 +353,7 @@ class _ShrinkBase(Op):
         d = x._data
         lam = ctx.lambd
         keep = (d < -lam) | (d > lam) | (np.isnan(d) & ~_vector_nan(d, unroll_bytes(avx512_kernel=False)))
-        return g * _mask(keep, g._data.dtype)
+        return g.masked_fill(_make(~keep), 0)
 
 
 class SoftshrinkBackward0(_ShrinkBase):

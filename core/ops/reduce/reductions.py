@@ -389,9 +389,20 @@ class AminBackward0(_MaxAll):
     pass
 
 
+class _EvenlyAll(_MaxAll):
+    """max() / min() over all elements: evenly_distribute_backward, zeros with grad / count written at the
+    elements equal to the result (all NaN elements when it is NaN): +0 elsewhere, whatever grad's sign."""
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        mask = a.isnan() if bool(out.isnan()) else a == out
+        return a.new_zeros(a.shape).masked_fill(mask, g / mask.sum())
+
+
 # PyTorch names: max()/min() -> MaxBackward1/MinBackward1, max(dim)/min(dim) -> MaxBackward0/MinBackward0
-MaxBackward1 = type("MaxBackward1", (_MaxAll,), {})
-MinBackward1 = type("MinBackward1", (_MaxAll,), {})
+MaxBackward1 = type("MaxBackward1", (_EvenlyAll,), {})
+MinBackward1 = type("MinBackward1", (_EvenlyAll,), {})
 MaxBackward0 = type("MaxBackward0", (_MaxDim,), {})
 MinBackward0 = type("MinBackward0", (_MaxDim,), {})
 

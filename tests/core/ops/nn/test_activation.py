@@ -1,6 +1,7 @@
 """core/ops/nn/activation.py side by side with torch: hardtanh's argument check."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import core
@@ -26,3 +27,20 @@ def test_logsigmoid_is_torchs_bit_for_bit(torch, dtype):
         res.append((out.detach().numpy(), g.numpy()))
     for a, b in zip(*res):
         assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["hardtanh", "relu6", "hardsigmoid", "hardswish", "softshrink", "hardshrink",
+                                  "threshold"])
+def test_masked_gradients_are_plus_zero(torch, name):
+    """ATen's `cond ? 0 : grad` kernels: the masked elements are +0 for a negative or infinite gradient too
+    (grad * mask gave -0 and nan)."""
+    x0 = [-3.0, -0.5, 0.0, 0.5, 3.0, 7.0, -7.0, 1.0]
+    g = [-1.0, -2.0, float("-inf"), -4.0, -5.0, -6.0, float("-inf"), -8.0]
+    res = []
+    for m in (torch, core):
+        f = getattr(m.nn.functional, name)
+        x = m.tensor(x0, requires_grad=True)
+        y = f(x, 0.5, 2.0) if name == "threshold" else f(x)
+        (gx,) = m.autograd.grad(y, x, m.tensor(g))
+        res.append(np.asarray(gx.tolist()))
+    assert res[0].tobytes() == res[1].tobytes(), res

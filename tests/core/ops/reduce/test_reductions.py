@@ -467,3 +467,17 @@ def test_mean_logsumexp_out(torch, name, dtype, shape):
 def test_mean_out_with_dtype(torch, dtype):
     """mean(dtype=...) demands out of exactly that dtype."""
     agree(torch, lambda m: m.mean(m.arange(3.), dtype=m.float64, out=m.empty((), dtype=getattr(m, dtype))))
+
+
+def test_full_max_min_gradient_is_evenly_distributed_with_plus_zeros(torch):
+    """max() / min() over all elements: evenly_distribute_backward writes grad / count at the ties into zeros,
+    so the other elements are +0 for a negative cotangent (amax / amin scale a mask instead: -0 there)."""
+    x0 = [[1.0, 3.0, -2.0], [3.0, float("nan"), 0.5]]
+    for vals in (x0, [[1.0, 3.0, -2.0], [3.0, 0.0, 0.5]]):
+        for f in (lambda t: t.max(), lambda t: t.min(), lambda t: t.amax(), lambda t: t.amin()):
+            res = []
+            for m in (torch, core):
+                x = m.tensor(vals, requires_grad=True)
+                (gx,) = m.autograd.grad(f(x), x, m.tensor(-3.0))
+                res.append(np.asarray(gx.tolist()))
+            assert res[0].tobytes() == res[1].tobytes(), res
