@@ -33,18 +33,25 @@ def _run(op, input, inplace, *args):
     return _inplace_apply(input, op, *args) if inplace else op.apply(input, *args)
 
 
-def _vector_nan(d, unroll_bytes):
-    """NaN elements in the vector lanes of ATen's CPU loop (chunks of two vectors: core._cpu.unroll_bytes);
-    the last n % chunk elements go through the scalar op, whose NaN
-    handling can differ."""
-    nan = np.isnan(d)
-    if not nan.any():
-        return nan
+def _vector_lanes(d, unroll_bytes):
+    """The elements of d that ATen's CPU loop runs through its vector lanes (chunks of two vectors:
+    core._cpu.unroll_bytes), in memory order (TensorIterator walks a transposed input as it is laid out); the last
+    n % chunk go through the scalar op."""
+    if not d.flags.c_contiguous and d.T.flags.c_contiguous:
+        return _vector_lanes(d.T, unroll_bytes).T
     lanes = np.ones(d.size, bool)
     n = d.size % (unroll_bytes // d.dtype.itemsize)
     if n:
         lanes[d.size - n:] = False
-    return nan & lanes.reshape(d.shape)
+    return lanes.reshape(d.shape)
+
+
+def _vector_nan(d, unroll_bytes):
+    """NaN elements in the vector lanes of ATen's CPU loop (the scalar tail's NaN handling can differ)."""
+    nan = np.isnan(d)
+    if not nan.any():
+        return nan
+    return nan & _vector_lanes(d, unroll_bytes)
 
 
 # -- hardswish, hardsigmoid, relu6 ------------------------------------------------------------------
@@ -363,10 +370,12 @@ class SoftshrinkBackward0(_ShrinkBase):
         ctx.lambd = lambd
         x = input._data
         lam = x.dtype.type(lambd)
-        # the middle branch is x * 0 (NaN stays NaN), as ATen's kernel
+        # the middle branch: +0 in the vector lanes (a blend with a zero vector), x * 0 in the scalar tail (-0 for a
+        # negative x; NaN stays NaN in both), as ATen's kernel
         with np.errstate(invalid="ignore"):
             mid = x * x.dtype.type(0)
-            return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, mid)).astype(x.dtype, copy=False)
+        mid = np.where(_vector_lanes(x, unroll_bytes(avx512_kernel=False)) & ~np.isnan(x), x.dtype.type(0), mid)
+        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, mid)).astype(x.dtype, copy=False)
 
 
 class HardshrinkBackward0(_ShrinkBase):
