@@ -181,7 +181,7 @@ def sigmoid(input, *, out=None):
     return r if out is None else _out(r, out)
 
 
-reciprocal, ReciprocalBackward0 = _unary("reciprocal", lambda x: 1 / x, lambda g, a, o: -g * o * o, save="output")
+reciprocal, ReciprocalBackward0 = _unary("reciprocal", lambda x: 1 / x, lambda g, a, o: -g * (o * o), save="output")
 
 
 def _relu_np(x):
