@@ -19,32 +19,31 @@ def fma32(a, b, c):
     toward the exact sum before the cast."""
     if np.ndim(a) < np.ndim(b):
         a, b = b, a                          # the product is exact: operand order does not matter
-    s = np.asarray(a).astype(np.float64)     # astype then multiply: faster than a casting ufunc
-    s *= b
-    s += c
+    p = np.asarray(a).astype(np.float64)     # astype then multiply: faster than a casting ufunc
+    p *= b
+    s = np.asarray(p + c)                 # a 0-d sum stays an array (its midpoint is repaired in place)
     # the low 29 bits shifted to the top: a midpoint (1 << 28 there) is int64's minimum, so one min finds it
     u = np.left_shift(s.view(np.uint64), _SHIFT).view(np.int64)
     if np.minimum.reduce(u, axis=None) == _IMIN:
-        _fix_ties(s, u == _IMIN, a, b, c)
+        _fix_ties(s, p, u == _IMIN, c)
     return s.astype(_F)
 
 
-def _fix_ties(s, idx, a, b, c):
-    """Move the midpoints s[idx] one float64 ulp toward a * b + c where the float64 sum was inexact (exact
-    sums on a midpoint, common with short operands, keep the cast's ties-to-even)."""
-    if s.ndim:
-        idx = idx.nonzero()
+def _flat(v, shape):
+    return (v if v.shape == shape else np.broadcast_to(v, shape)).reshape(-1)
 
-    def lanes(v):
-        if np.ndim(v) == 0:
-            return np.float64(v)
-        return (v if v.shape == s.shape else np.broadcast_to(v, s.shape))[idx].astype(np.float64)
-    si = s[idx]
-    cc = lanes(c)
-    z = si - cc
-    err = (cc - (si - z)) + (lanes(a) * lanes(b) - z)      # TwoSum: a * b + c == si + err exactly
+
+def _fix_ties(s, p, mask, c):
+    """Move the midpoints s[mask] one float64 ulp toward p + c where the float64 sum was inexact (exact sums on a
+    midpoint, common with short operands, keep the cast's ties to even)."""
+    sf = s.reshape(-1)
+    k = np.flatnonzero(mask)
+    si = sf[k]
+    ci = np.float64(c) if np.ndim(c) == 0 else _flat(np.asarray(c), s.shape)[k].astype(np.float64)
+    z = si - ci
+    err = (ci - (si - z)) + (_flat(p, s.shape)[k] - z)      # TwoSum: p + c == si + err exactly
     if err.any():
-        s[idx] = np.where(err > 0, np.nextafter(si, np.inf), np.where(err < 0, np.nextafter(si, -np.inf), si))
+        sf[k] = np.where(err > 0, np.nextafter(si, np.inf), np.where(err < 0, np.nextafter(si, -np.inf), si))
 
 
 def _two_sum(a, b):
