@@ -16,10 +16,10 @@ def _export_flat_namespace(*modules):
 
 # import every submodule, in this order (= registration order)
 from . import cumulative, reductions, statistics, variance
-from .cumulative import diff, logcumsumexp, trapezoid
-from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
-                         dist, logsumexp, max, mean, min, nanmean, nansum, norm, prod, sum)
+from .cumulative import cumprod, cumsum, diff, logcumsumexp, trapezoid
+from .reductions import (_expand_back, all, amax, amin, any, argmax, argmin, count_nonzero, dist, logsumexp, max,
+                         mean, min, nanmean, nansum, norm, prod, sum)
 from .variance import std, std_mean, var, var_mean
 from .statistics import bincount, corrcoef, cov, histc
 from . import gradient_trapz, histogram, native_norms, renorm  # noqa: F401  (register on import)
-_export_flat_namespace(reductions, variance)
+_export_flat_namespace(reductions, variance, cumulative)

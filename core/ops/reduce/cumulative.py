@@ -1,5 +1,6 @@
-"""Ops along one dim composed the way ATen composes them, so values and grad_fn names match PyTorch's:
-diff (n-th forward difference, optional prepend/append), trapezoid, and logcumsumexp; Tensor.cumprod_."""
+"""Ops along one dim: cumsum and cumprod (ATen's cpu_cum_base_kernel, one sequential accumulator per slice), and
+composed the way ATen composes them, so values and grad_fn names match PyTorch's: diff (n-th forward difference,
+optional prepend/append), trapezoid, and logcumsumexp; Tensor.cumprod_."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,10 +13,99 @@ from .. import registry
 from ..inplace import make_inplace
 from ..pointwise import DivBackward1, MulBackward1, _long, _out, quietly, where
 from ..registry import register
+from .reductions import _sum_dtype
 
 def _cat(tensors, dim):
     # shape's cat, looked up at call time: shape builds on the reductions, not the reverse
     return registry.FUNCTIONS["cat"](tensors, dim)
+
+
+_CPU_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
+def _cumulate(ufunc, d, dim, dt):
+    """ATen's cpu_cum_base_kernel: input cast to the result dtype, then one sequential accumulator per slice
+    (`acc += x[i]; out[i] = (T)acc`) of at::acc_type. NumPy's accumulate is the same left fold."""
+    x = d.astype(dt, copy=False)
+    acc = _CPU_ACC.get(x.dtype)
+    if acc is None:
+        return ufunc.accumulate(x, axis=dim, dtype=dt)
+    return ufunc.accumulate(x, axis=dim, dtype=acc).astype(dt, copy=False)
+
+
+class CumsumBackward0(Op):
+    @staticmethod
+    def forward(ctx, a, dim, dt):
+        ctx.dim = dim
+        if a._data.ndim == 0:
+            return a._data.astype(dt.np)
+        r = _cumulate(np.add, a._data, dim, dt.np)
+        if r.dtype.kind in "fc":
+            r += 0      # ATen's accumulator starts at +0: a running sum is never -0 (-0 + 0 is +0)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        if g.ndim == 0:
+            return g
+        return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
+
+
+@register(category="reduction", methods=("cumsum",), inplace="cumsum_")
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along dim; int inputs accumulate in int64.
+
+    float32 accumulates in double, as ATen's at::acc_type (so cancellations keep torch's digits)."""
+    d = _wrap_dim(dim, input._data.ndim)
+    return CumsumBackward0.apply(input, d, _sum_dtype(input, dtype))
+
+
+class CumprodBackward0(Op):
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, a, dim, dt):
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        if a._data.ndim == 0:
+            return a._data.astype(dt.np)
+        return quietly(_cumulate, np.multiply, a._data, dim, dt.np)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        if g.ndim == 0:
+            return g
+        d = ctx.dim
+        if not (a._data == 0).any():
+            return (g * out).flip(d).cumsum(d).flip(d) / a
+        return Tensor._make(_cumprod_grad_with_zeros(a._data, out._data, g._data, d))
+
+
+def _cumprod_grad_with_zeros(x, out, g, dim):
+    """Exact cumprod gradient when x has zeros: before the first zero of a slice the usual
+    reversed-cumsum formula holds, at the first zero it is prod(x[:z]) * sum_j g[j] prod(x[z+1..j]),
+    after it everything is 0."""
+    x, out, g = (np.moveaxis(v, dim, -1) for v in (x, out, g))
+    n = x.shape[-1]
+    idx = np.arange(n)
+    zero = x == 0
+    z = np.where(zero.any(-1), np.argmax(zero, -1), n)[..., None]          # first zero per slice
+    with np.errstate(all="ignore"):   # backward of a rare case (zeros in cumprod's input): not a hot path
+        rev = np.flip(np.cumsum(np.flip(g * out, -1), -1), -1)
+        before = np.where(idx < z, rev / np.where(zero, 1, x), 0)
+        prefix = np.take_along_axis(np.concatenate([np.ones_like(x[..., :1]), out], -1), np.minimum(z, n), -1)
+        tail = np.cumprod(np.where(idx <= z, 1, x), -1)
+        at_zero = prefix * np.sum(np.where(idx >= z, g * tail, 0), -1, keepdims=True)
+    res = np.where(idx == z, at_zero, before).astype(x.dtype)
+    return np.moveaxis(res, -1, dim)
+
+
+@register(category="reduction", methods=("cumprod",))
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along dim."""
+    d = _wrap_dim(dim, input._data.ndim)
+    return CumprodBackward0.apply(input, d, _sum_dtype(input, dtype))
 
 
 def _diff_once(t, dim):
