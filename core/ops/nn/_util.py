@@ -92,3 +92,24 @@ def check_conv_dtypes(input, weight, bias):
     if bias is not None and bias._data.dtype != input._data.dtype:
         raise RuntimeError(f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should "
                            "be the same")
+
+
+def _vector_lanes(d, unroll_bytes):
+    """The elements of d that ATen's CPU loop runs through its vector lanes (chunks of two vectors:
+    core._cpu.unroll_bytes), in memory order (TensorIterator walks a transposed input as it is laid out); the last
+    n % chunk go through the scalar op."""
+    if not d.flags.c_contiguous and d.T.flags.c_contiguous:
+        return _vector_lanes(d.T, unroll_bytes).T
+    lanes = np.ones(d.size, bool)
+    n = d.size % (unroll_bytes // d.dtype.itemsize)
+    if n:
+        lanes[d.size - n:] = False
+    return lanes.reshape(d.shape)
+
+
+def _vector_nan(d, unroll_bytes):
+    """NaN elements in the vector lanes of ATen's CPU loop (the scalar tail's NaN handling can differ)."""
+    nan = np.isnan(d)
+    if not nan.any():
+        return nan
+    return nan & _vector_lanes(d, unroll_bytes)

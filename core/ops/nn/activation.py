@@ -10,7 +10,8 @@ from ...autograd.grad_mode import STATE
 from ..inplace import check_inplace, rebase, snapshot, write_result
 from ..registry import register
 from . import _sigmoid_kernels
-from ._util import _make, _short
+from ..._cpu import unroll_bytes
+from ._util import _make, _short, _vector_lanes
 
 _SLEEF_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -212,7 +213,13 @@ class HardtanhBackward0(Op):
         (x,) = ctx.saved_tensors
         lo, hi = ctx.bounds
         d = x._data
-        return g.masked_fill(_make(~((d > lo) & (d < hi))), 0)     # `? 0 : grad`: +0, whatever grad's sign
+        # `(x <= lo || x >= hi) ? 0 : grad` in the scalar tail (NaN keeps grad), `(x > lo) & (x < hi) & grad` in the
+        # vector lanes (NaN gives 0); +0 where masked, whatever grad's sign
+        keep = (d > lo) & (d < hi)
+        nan = np.isnan(d)
+        if nan.any():
+            keep |= nan & ~_vector_lanes(d, unroll_bytes(avx512_kernel=True))
+        return g.masked_fill(_make(~keep), 0)
 
 
 @register(category="nn", function=False)

@@ -14,7 +14,7 @@ from ..pointwise import where
 from ..random import _empty_like, exponential_
 from ..registry import export, register
 from ..shape import cat
-from ._util import _make, _short, _torch_name
+from ._util import _make, _short, _torch_name, _vector_lanes, _vector_nan
 from .activation import _inplace_apply, hardtanh
 from .softmax import _get_softmax_dim
 
@@ -31,27 +31,6 @@ def _mask(cond, dt):
 
 def _run(op, input, inplace, *args):
     return _inplace_apply(input, op, *args) if inplace else op.apply(input, *args)
-
-
-def _vector_lanes(d, unroll_bytes):
-    """The elements of d that ATen's CPU loop runs through its vector lanes (chunks of two vectors:
-    core._cpu.unroll_bytes), in memory order (TensorIterator walks a transposed input as it is laid out); the last
-    n % chunk go through the scalar op."""
-    if not d.flags.c_contiguous and d.T.flags.c_contiguous:
-        return _vector_lanes(d.T, unroll_bytes).T
-    lanes = np.ones(d.size, bool)
-    n = d.size % (unroll_bytes // d.dtype.itemsize)
-    if n:
-        lanes[d.size - n:] = False
-    return lanes.reshape(d.shape)
-
-
-def _vector_nan(d, unroll_bytes):
-    """NaN elements in the vector lanes of ATen's CPU loop (the scalar tail's NaN handling can differ)."""
-    nan = np.isnan(d)
-    if not nan.any():
-        return nan
-    return nan & _vector_lanes(d, unroll_bytes)
 
 
 # -- hardswish, hardsigmoid, relu6 ------------------------------------------------------------------

@@ -44,3 +44,17 @@ def test_masked_gradients_are_plus_zero(torch, name):
         (gx,) = m.autograd.grad(y, x, m.tensor(g))
         res.append(np.asarray(gx.tolist()))
     assert res[0].tobytes() == res[1].tobytes(), res
+
+
+@pytest.mark.parametrize("n", [1, 7, 20, 37])
+def test_hardtanh_gradient_at_nan_follows_the_lanes(torch, n):
+    """NaN input: 0 in ATen's vector lanes (`(x > lo) & (x < hi) & grad`), grad in the scalar tail."""
+    res = []
+    for m in (torch, core):
+        x = m.full((n,), float("nan"))
+        x[0] = 0.5
+        x.requires_grad_(True)
+        for f in (m.nn.functional.hardtanh, m.nn.functional.relu6):
+            (g,) = m.autograd.grad(f(x), x, m.full((n,), -2.0))
+            res.append(np.asarray(g.tolist()))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(res[:2], res[2:])), res
