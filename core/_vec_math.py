@@ -250,6 +250,33 @@ def _two_sum(a, b):
     return s, (a - (s - v)) + (b - v)
 
 
+def _logf_poly(x2):
+    """SLEEF logf's polynomial t = fma(fma(x2, T0, T1), x2, T2) in float32 for x2 = x * x, |x| <= 1/5 (x = (m - 1) /
+    (m + 1) of logf, m / (2 + m) of log1pf): x2 in [0, 0.041] keeps the first sum in [0.399, 0.412] and the second
+    in [0.666, 0.684], one binade each, so a constant rounds each sum once onto float32's grid (see _expf_fast)."""
+    x2d = x2.astype(_D)
+    tt = np.multiply(x2d, _D(_LOGF_T[0]))
+    tt += _LOGF_STEPS[0]
+    tt -= _LOGF_ROUND[0]
+    tt *= x2d
+    tt += _LOGF_STEPS[1]
+    tt -= _LOGF_ROUND[1]
+    return tt.astype(_F)
+
+
+def _log_sum(sx, sy, xs, xy, x2, tt):
+    """The end of SLEEF's log / log1p in double-float arithmetic (float32 or float64 operands alike):
+    s = dfadd(s, dfscale(x, 2)); s = dfadd(s, x2 * x * t); r = s.x + s.y."""
+    two = xs.dtype.type(2)
+    x2x, x2y = xs * two, xy * two
+    r = sx + x2x
+    ry = (((sx - r) + x2x) + sy) + x2y
+    w = (x2 * xs) * tt
+    r2 = r + w
+    ry2 = ((r - r2) + w) + ry
+    return r2 + ry2
+
+
 def logf(d):
     """Sleef_logf8_u10 (xlogf_u1) on any float32 array, in SLEEF's double-float arithmetic with FMA. Every FMA
     but the two of the polynomial has an exact float64 value (a product's or a reciprocal's rounding error, or
@@ -295,23 +322,7 @@ def _logf_normal(d):
     xy += u
     xy = xy.astype(_F)
     x2 = xs * xs
-    # the polynomial's two FMAs: x2 in [0, 0.041] keeps the first in [0.399, 0.412] and the second in
-    # [0.666, 0.684], one binade each, so a constant rounds each sum once onto float32's grid (see _expf_fast)
-    x2d = x2.astype(_D)
-    tt = np.multiply(x2d, _D(_LOGF_T[0]))
-    tt += _LOGF_STEPS[0]
-    tt -= _LOGF_ROUND[0]
-    tt *= x2d
-    tt += _LOGF_STEPS[1]
-    tt -= _LOGF_ROUND[1]
-    tt = tt.astype(_F)
-    x2x, x2y = xs * _F(2), xy * _F(2)
-    r = sx + x2x
-    ry = (((sx - r) + x2x) + sy) + x2y
-    w = (x2 * xs) * tt
-    r2 = r + w
-    ry2 = ((r - r2) + w) + ry
-    return r2 + ry2
+    return _log_sum(sx, sy, xs, xy, x2, _logf_poly(x2))
 
 
 def _logf_exact(d):
@@ -343,14 +354,7 @@ def _logf_exact(d):
         tt = np.empty_like(d)
         fma(x2, _LOGF_T[0], _LOGF_T[1], tt)
         fma(tt, x2, _LOGF_T[2], tt)
-        # s = dfadd_vf2_vf2_vf2(s, dfscale(x, 2)); s = dfadd_vf2_vf2_vf(s, x2 * x * t); r = s.x + s.y
-        x2x, x2y = xs * _F(2), xy * _F(2)
-        r = sx + x2x
-        ry = (((sx - r) + x2x) + sy) + x2y
-        w = (x2 * xs) * tt
-        r2 = r + w
-        ry2 = ((r - r2) + w) + ry
-        out = r2 + ry2
+        out = _log_sum(sx, sy, xs, xy, x2, tt)
         bad = ~(d > 0) | (d == np.inf)
         if bad.any():
             out[d == np.inf] = np.inf
@@ -533,13 +537,7 @@ def logd(d):
         p10 = fma64(x2, c[5], c[6])
         p3_0 = fma64(x4, p32, p10)
         tt = fma64(x8, p6_4, p3_0)
-        x2x, x2y = xs * 2.0, xy * 2.0
-        r = sx + x2x
-        ry = (((sx - r) + x2x) + sy) + x2y
-        w = (x2 * xs) * tt
-        r2 = r + w
-        ry2 = ((r - r2) + w) + ry
-        out = r2 + ry2
+        out = _log_sum(sx, sy, xs, xy, x2, tt)
         out[d == np.inf] = np.inf
         out[(d < 0) | (d != d)] = np.nan
         out[d == 0] = -np.inf

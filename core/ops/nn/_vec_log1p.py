@@ -9,17 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _vec_math as _vm
-from ..._vec_math import _Fma32, _midpoints
+from ..._vec_math import (_F43, _LN2D_HI, _LN2D_LO, _LN2F_HI, _LN2F_LO, _LOGD_T, _log_sum,  # SLEEF's log's
+                          _logf_poly)
 
 _F, _D, _I32 = np.float32, np.float64, np.int32
-# SLEEF's constants (the same as its logf / log: core/_vec_math.py)
-_F43 = _F(1.0) / _F(0.75)
-_LN2F_HI, _LN2F_LO = _F(0.69314718246459960938), _F(-1.904654323148236017e-09)
-_LOGF_T = tuple(_F(v) for v in (0.3027294874, 0.3996108174, 0.6666694880))
-_LN2D_HI, _LN2D_LO = 0.693147180559945286226764, 2.319046813846299558417771e-17
-_LOGD_T = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
-           0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
-           0.6666666666667333541e+0)
 
 
 def log1pf(d):
@@ -30,8 +23,8 @@ def log1pf(d):
 def _log1pf_block(d):
     """Sleef_log1pf8_u10 on a float32 array of values in [0, 1] (exp(-|x|) in log_sigmoid). Every FMA but the two
     of the polynomial has an exact float64 value there (m: d / 2 - 1 / 2 or d; the division's corrections as in
-    _vec_math.logf), so one float32 rounding of the float64 value is the FMA's; the polynomial's two are checked
-    for float32 midpoints (double rounding) and recomputed exactly on those lanes."""
+    _vec_math.logf), so one float32 rounding of the float64 value is the FMA's; the polynomial's two are
+    _vec_math._logf_poly's (x2 <= 0.041 here too: each sum in one binade, rounded once)."""
     d = np.asarray(d, _F)
     shape = d.shape
     d = d.ravel()
@@ -60,29 +53,7 @@ def _log1pf_block(d):
         v = (-(dy * t64) + (1.0 - dx * t64)).astype(_F)
         xy = (xs.astype(_D) * v + u).astype(_F)           # fma(s, v, fma(0, t, u))
         x2 = xs * xs
-        p = np.empty((2, d.size), _D)
-        np.multiply(x2, _LOGF_T[0], p[0])
-        p[0] += _LOGF_T[1]
-        tt = p[0].astype(_F)
-        np.multiply(tt, x2, p[1], dtype=_D)
-        p[1] += _LOGF_T[2]
-        mid = _midpoints(p)
-        if mid is not None:
-            fma = _Fma32(mid.size)
-            tm = np.empty(mid.size, _F)
-            fma(x2[mid], _LOGF_T[0], _LOGF_T[1], tm)
-            fma(tm, x2[mid], _LOGF_T[2], tm)
-        np.copyto(tt, p[1], casting="same_kind")
-        if mid is not None:
-            tt[mid] = tm
-        # s = dfadd(s, dfscale(x, 2)); s = dfadd(s, x2 * x * t); r = s.x + s.y
-        x2x, x2y = xs * _F(2), xy * _F(2)
-        r = sx + x2x
-        ry = (((sx - r) + x2x) + sy) + x2y
-        w = (x2 * xs) * tt
-        r2 = r + w
-        ry2 = ((r - r2) + w) + ry
-        out = r2 + ry2
+        out = _log_sum(sx, sy, xs, xy, x2, _logf_poly(x2))
     return out.reshape(shape)
 
 
@@ -160,11 +131,5 @@ def _log1pd_block(d):
         p10 = _fma(x2, c[5], c[6], True)
         p3_0 = _fma(x4, p32, p10, True)
         tt = _fma(x8, p6_4, p3_0, True)
-        x2x, x2y = xs * 2.0, xy * 2.0
-        r = sx + x2x
-        ry = (((sx - r) + x2x) + sy) + x2y
-        w = (x2 * xs) * tt
-        r2 = r + w
-        ry2 = ((r - r2) + w) + ry
-        out = r2 + ry2
+        out = _log_sum(sx, sy, xs, xy, x2, tt)
     return out.reshape(shape)
