@@ -127,20 +127,11 @@ class SoftmaxBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        if out.ndim == 0:
-            return g * 0
-        return SoftmaxBackwardDataBackward0.apply(g, out, ctx.dim)
+        return SoftmaxBackwardDataBackward0.apply(g, ctx.saved_tensors[0], ctx.dim)
 
     @staticmethod
     def backward_np(ctx, g):
-        (out,) = ctx.saved_tensors
-        o = out._data
-        if o.ndim == 0:
-            return g * 0
-        if o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size:
-            return _order.softmax_backward(g, o, ctx.dim)     # _softmax_backward_data's kernel
-        return o * (g - (g * o).sum(ctx.dim, keepdims=True))
+        return _softmax_grad_np(g, ctx.saved_tensors[0]._data, ctx.dim)
 
 
 class LogSoftmaxBackward0(Op):
@@ -154,24 +145,34 @@ class LogSoftmaxBackward0(Op):
 
     @staticmethod
     def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        if out.ndim == 0:
-            return g * 0
-        return LogSoftmaxBackwardDataBackward0.apply(g, out, ctx.dim)
+        return LogSoftmaxBackwardDataBackward0.apply(g, ctx.saved_tensors[0], ctx.dim)
 
     @staticmethod
     def backward_np(ctx, g):
-        (out,) = ctx.saved_tensors
-        o = out._data
-        if o.ndim == 0:
-            return g * 0
-        if o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size:
-            return _order.log_softmax_backward(g, o, ctx.dim)
-        return g - np.exp(o) * g.sum(ctx.dim, keepdims=True)
+        return _log_softmax_grad_np(g, ctx.saved_tensors[0]._data, ctx.dim)
 
 
 def _exact(g, o):
     return o.dtype == g.dtype and (o.dtype is _F32 or o.dtype is _F64) and o.size
+
+
+def _softmax_grad_np(g, o, dim):
+    """_softmax_backward_data(g, o, dim): the kernel's bits for float32 / float64, its formula otherwise (a 0-d
+    softmax's is o * (g - g * o): +0, as torch's)."""
+    if o.ndim == 0:
+        return o * (g - g * o)
+    if _exact(g, o):
+        return _order.softmax_backward(g, o, dim)
+    return o * (g - (g * o).sum(dim, keepdims=True))
+
+
+def _log_softmax_grad_np(g, o, dim):
+    """_log_softmax_backward_data(g, o, dim), likewise (0-d: g - exp(o) * g)."""
+    if o.ndim == 0:
+        return g - np.exp(o) * g
+    if _exact(g, o):
+        return _order.log_softmax_backward(g, o, dim)
+    return g - np.exp(o) * g.sum(dim, keepdims=True)
 
 
 class SoftmaxBackwardDataBackward0(Op):
@@ -185,10 +186,7 @@ class SoftmaxBackwardDataBackward0(Op):
     def forward(ctx, grad_output, output, dim):
         ctx.save_for_backward(grad_output, output)
         ctx.dim = dim
-        g, o = grad_output._data, output._data
-        if _exact(g, o):
-            return quietly(_order.softmax_backward, g, o, dim)
-        return quietly(lambda: o * (g - (g * o).sum(dim, keepdims=True)))
+        return quietly(_softmax_grad_np, grad_output._data, output._data, dim)
 
     @staticmethod
     def backward(ctx, gg):
@@ -211,10 +209,7 @@ class LogSoftmaxBackwardDataBackward0(Op):
     def forward(ctx, grad_output, output, dim):
         ctx.save_for_backward(grad_output, output)
         ctx.dim = dim
-        g, o = grad_output._data, output._data
-        if _exact(g, o):
-            return quietly(_order.log_softmax_backward, g, o, dim)
-        return quietly(lambda: g - np.exp(o) * g.sum(dim, keepdims=True))
+        return quietly(_log_softmax_grad_np, grad_output._data, output._data, dim)
 
     @staticmethod
     def backward(ctx, gg):

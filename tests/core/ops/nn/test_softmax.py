@@ -51,3 +51,18 @@ def test_create_graph_first_derivative_is_the_kernels(torch, dtype, name, dim):
             assert np.array_equal(a, b)
         else:
             np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_zero_dim_gradient_is_the_kernels_formula(torch, name):
+    """A 0-d (log_)softmax's gradient is _(log_)softmax_backward_data's formula: g - g = +0 for a negative g, nan
+    for an infinite one, with create_graph too."""
+    res = []
+    for m in (torch, core):
+        for gv in (-2.0, float("inf")):
+            for create_graph in (False, True):
+                x = m.tensor(0.5, dtype=m.float64, requires_grad=True)
+                (g,) = m.autograd.grad(getattr(m, name)(x, 0), x, m.tensor(gv, dtype=m.float64),
+                                       create_graph=create_graph)
+                res.append(np.asarray(g.item()))
+    assert np.array(res[:4]).tobytes() == np.array(res[4:]).tobytes(), res
