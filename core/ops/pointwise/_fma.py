@@ -100,13 +100,18 @@ def _split(x):
     return hi, x - hi
 
 
+def product_error(a, b, p):
+    """The exact error a * b - p of p = fl(a * b), float64 (Dekker's TwoProduct through Veltkamp's split)."""
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
 def fma64(a, b, c):
     """float64 fma (arrays or scalars, broadcast together)."""
     a, b, c = np.asarray(a, _F64), np.asarray(b, _F64), np.asarray(c, _F64)
     p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    e = product_error(a, b, p)
     s = p + c
     out = s + (_two_sum_err(s, p, c) + e)
     bad = ~np.isfinite(out)

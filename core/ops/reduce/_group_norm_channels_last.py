@@ -28,10 +28,9 @@ from ..._vec_math import hsum
 from ..pointwise import _fma
 from ..pointwise._fma import fma
 from . import _group_norm_backward as _gnb
-from ._rowwise_moments import _Fma, _fma_rows
+from ._rowwise_moments import _Fma, _fma_rows, _fma_rows64
 
 _FORWARD_SPLIT, _BACKWARD_SPLIT = 1024, 2048     # feature_map_threshold of each kernel
-_SPLIT = np.float64(2.0 ** 27 + 1)                # Dekker's split, as _fma
 
 
 def is_channels_last(x):
@@ -60,7 +59,7 @@ def _fma_fold(p, q):
     """acc = fma(p[i], q[i], acc) for the rows i of 2-D p and q in order from zero (one step per position: a few
     NumPy calls on preallocated rows; the checked general path when a fast one declines)."""
     if p.shape[0] > 1:
-        out = (_fold32 if p.dtype == np.float32 else _fold64)(p, q)
+        out = (_fold32 if p.dtype == np.float32 else _fma_rows64)(p, q)
         if out is not None:
             return out
     fast = _Fma(p.dtype, True)
@@ -86,32 +85,6 @@ def _fold32(p, q):
         if (_fma._two_sum_err(sums[r, lane], prod[r, lane], prev) != 0).any():
             return None
     return acc
-
-
-def _fold64(p, q):
-    """float64: _fma.fma64's operations (Dekker's product error for every row at once, then per step TwoSum and
-    one rounding) in preallocated rows; None if not finite (fma64 keeps p * q + acc there)."""
-    prod = p * q
-    w = _SPLIT * p
-    ph = w - (w - p)
-    pl = p - ph
-    w = _SPLIT * q
-    qh = w - (w - q)
-    ql = q - qh
-    err = ((ph * qh - prod) + ph * ql + pl * qh) + pl * ql
-    n = p.shape[1]
-    acc, s, z, t = (np.zeros(n) for _ in range(4))
-    add, sub = np.add, np.subtract
-    for pm, em in zip(prod, err):
-        add(pm, acc, s)
-        sub(s, pm, z)
-        sub(s, z, t)
-        sub(pm, t, t)           # p - (s - z)
-        sub(acc, z, z)          # acc - z
-        add(t, z, t)            # TwoSum's error of s
-        add(t, em, t)
-        add(s, t, acc)
-    return acc if np.isfinite(acc).all() else None
 
 
 def _padded(a, groups, per, V):

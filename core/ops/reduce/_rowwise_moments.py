@@ -48,13 +48,7 @@ def _fma64_finite(a, b, c):
     """_fma.fma64's operations on float64 operands, without its replacement of non-finite lanes by a * b + c: equal
     to it wherever the result is finite (a non-finite lane stays non-finite in the moments that follow)."""
     p = a * b
-    w = _S * a
-    ah = w - (w - a)
-    al = a - ah
-    w = _S * b
-    bh = w - (w - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    e = _fma.product_error(a, b, p)
     s = p + c
     return s + (_fma._two_sum_err(s, p, c) + e)
 
@@ -446,21 +440,23 @@ def _fma_rows(p, q, fma):
 
 def _fma_rows64(p, q):
     """_fma_rows in float64 with _fma.fma64's operations: every row's Dekker product (p * q and its exact error) at
-    once, then the sums row by row; None if the result is not finite (fma64 keeps a * b + c on such lanes)."""
-    prods = p * q
-    w = _S * p
-    ph = w - (w - p)
-    pl = p - ph
-    w = _S * q
-    qh = w - (w - q)
-    ql = q - qh
-    errs = ((ph * qh - prods) + ph * ql + pl * qh) + pl * ql
-    buf = np.zeros(p.shape[1])
-    for i in range(p.shape[0]):
-        pi = prods[i]
-        s = pi + buf
-        buf = s + (_fma._two_sum_err(s, pi, buf) + errs[i])
-    return buf if np.isfinite(buf).all() else None
+    once, then per row TwoSum and one rounding in preallocated rows; None if the result is not finite (fma64 keeps
+    a * b + c on such lanes)."""
+    prod = p * q
+    err = _fma.product_error(p, q, prod)
+    n = p.shape[1]
+    acc, s, z, t = (np.zeros(n) for _ in range(4))
+    add, sub = np.add, np.subtract
+    for pm, em in zip(prod, err):
+        add(pm, acc, s)
+        sub(s, pm, z)
+        sub(s, z, t)
+        sub(pm, t, t)           # p - (s - z)
+        sub(acc, z, z)          # acc - z
+        add(t, z, t)            # TwoSum's error of s
+        add(t, em, t)
+        add(s, t, acc)
+    return acc if np.isfinite(acc).all() else None
 
 
 def _layer_norm_grads(dy, x, mean, rstd, gamma, need, fma):
