@@ -111,3 +111,14 @@ def test_inplace_unary_variants(torch):
         getattr(t, name)()
         assert_same(c, t)
 
+
+
+@pytest.mark.parametrize("name", ["i0e", "i1e", "i1"])
+def test_scaled_bessel_across_the_series_switch_and_signed_zero(torch, name):
+    """The power series below |x| = 15, Horner's asymptotic series above, on each side of the switch; I1(-0) is +0."""
+    x = np.array([0.0, -0.0, 1e-300, -3.0, 14.999, 15.0, 15.001, -40.0, 700.0, np.inf, -np.inf, np.nan])
+    want = getattr(torch.special, name)(torch.from_numpy(x)).numpy()
+    got = getattr(core.special, name)(core.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    finite = ~np.isnan(want)
+    assert np.array_equal(np.signbit(got[finite]), np.signbit(want[finite]))
