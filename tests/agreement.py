@@ -77,3 +77,15 @@ def tuple_out_agrees(torch, name, call, dtypes):
         assert all(a is b for a, b in zip(r, o)) and type(r).__name__.endswith("_out")
         return o[0] if name == "eigh" else o[1] if name in ("qr", "svd", "lu") else o
     agree(torch, run)
+
+
+def bits_equal(ours, ref):
+    """ours (core) and ref (torch) bit for bit: the same dtype, shape and bytes, zeros by their sign; NaNs only by
+    position (their payload is the C library's, not an algorithm's)."""
+    o, r = (np.ascontiguousarray(np.atleast_1d(t.detach().numpy() if hasattr(t, "detach") else t)) for t in (ours, ref))
+    assert o.dtype == r.dtype and o.shape == r.shape, (o.dtype, r.dtype, o.shape, r.shape)
+    if o.dtype.kind == "f":
+        nan = np.isnan(o)
+        assert np.array_equal(nan, np.isnan(r)), "NaN positions differ"
+        o, r = o[~nan], r[~nan]
+    assert np.array_equal(o.view(np.uint8), r.view(np.uint8))

@@ -7,14 +7,9 @@ import numpy as np
 import pytest
 
 import core
+from agreement import bits_equal as _bits_equal
 from conftest import assert_same, same_error
 from tests.core.ops.pointwise.test_pointwise import arr, check
-
-
-def _bits_equal(ours, ref):
-    o, r = ours.detach().numpy(), ref.detach().numpy()
-    assert o.dtype == r.dtype and o.shape == r.shape
-    assert np.array_equal(o, r, equal_nan=True) and np.array_equal(np.signbit(o), np.signbit(r))
 
 
 def test_cumsum_accumulates_float32_in_double(torch):
@@ -126,7 +121,6 @@ def test_diff_of_order_zero_ignores_prepend_and_append(torch):
     want = torch.diff(torch.tensor(x), 0, 0, torch.tensor(pre), torch.tensor(app))
     got = core.diff(core.tensor(x), 0, 0, core.tensor(pre), core.tensor(app))
     assert got.tolist() == want.tolist()
-
 
 
 def test_cumsum_never_gives_negative_zero(torch):

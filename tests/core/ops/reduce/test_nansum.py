@@ -6,13 +6,7 @@ import numpy as np
 import pytest
 
 import core
-
-
-def _bits_equal(ours, ref):
-    o = np.ascontiguousarray(np.atleast_1d(ours.detach().numpy()))
-    r = np.ascontiguousarray(np.atleast_1d(ref.detach().numpy()))
-    assert o.dtype == r.dtype and o.shape == r.shape
-    assert np.array_equal(o.view(np.uint8), r.view(np.uint8))
+from agreement import bits_equal as _bits_equal
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
